@@ -1,0 +1,35 @@
+# irax developer entry points. Every target creates the virtual environment on demand.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint pytest lit bench clean venv
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+test: $(STAMP) lint pytest lit
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check python tests benchmarks examples
+
+pytest: $(STAMP)
+	$(PY) -m pytest -n 2 tests
+
+lit: $(STAMP)
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/lit -sv tests/lit
+
+demo: $(STAMP)
+	$(PY) examples/quickstart.py
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info python/*.egg-info

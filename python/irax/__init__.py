@@ -1,0 +1,61 @@
+"""irax: JAX's programming model on MLIR and IREE.
+
+    import irax
+    import irax.numpy as jnp
+
+    f = irax.jit(lambda x: jnp.sin(x) * 2.0)
+"""
+
+from irax import dialect as _dialect  # noqa: F401 - registers the op families
+from irax import errors, tree, tree_util  # noqa: F401
+from irax.ad import (  # noqa: F401
+    grad,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    linearize,
+    value_and_grad,
+    vjp,
+)
+from irax.api import (  # noqa: F401
+    block_until_ready,
+    clear_caches,
+    device_get,
+    device_put,
+    eval_shape,
+    jit,
+)
+from irax.config import config  # noqa: F401
+from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
+from irax.custom_derivatives import (  # noqa: F401
+    checkpoint,
+    checkpoint_policies,
+    custom_jvp,
+    custom_vjp,
+    remat,
+)
+from irax.runtime.array import Array  # noqa: F401
+from irax.runtime.devices import (  # noqa: F401
+    Device,  # noqa: F401
+    default_backend,
+    device_count,
+    devices,
+)
+
+__version__ = "0.1.0"
+
+
+def compile_stats() -> dict:
+    """Counts of IREE compilations and compile-cache hits (memory, disk) in this process."""
+    from irax.runtime.compiler import stats
+
+    return dict(stats)
+
+
+def local_devices(backend=None):
+    return devices(backend)
+
+
+def local_device_count(backend=None) -> int:
+    return device_count(backend)

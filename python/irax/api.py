@@ -1,0 +1,426 @@
+"""The transformations of the public API. This issue's part: ``jit`` and friends.
+
+``jit(f)(*args)``: flatten the arguments, look up the abstract signature in the cache,
+and on a miss trace ``f`` into a ``func.func`` of irax ops, lower it to StableHLO, compile
+it with IREE (memory and disk caches) and load it; then call the executable on the
+arguments' device buffers.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import weakref
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from irax import tree_util
+from irax.config import config
+from irax.core import dtypes
+from irax.core.abstract import ShapedArray, ShapeDtypeStruct
+from irax.core.trace import _STACK, Trace
+from irax.core.tracer import Tracer
+
+
+def _fun_name(fun) -> str:
+    return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or repr(fun)
+
+
+def _fun_origin(fun) -> str:
+    name = _fun_name(fun)
+    try:
+        code = fun.__code__
+        return f"{name} at {code.co_filename}:{code.co_firstlineno}"
+    except AttributeError:
+        return name
+
+
+def _as_tuple(x) -> tuple:
+    if x is None:
+        return ()
+    if isinstance(x, (int, str)):
+        return (x,)
+    return tuple(x)
+
+
+def abstractify(x, fun=None, path: str = "") -> ShapedArray:
+    """The abstract value of one argument leaf, with JAX's weak-type rules."""
+    aval = getattr(x, "aval", None)
+    if isinstance(aval, ShapedArray):
+        return aval
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        dtype, weak = dtypes.dtype_and_weak(x)
+        if type(x) is int:
+            dtypes.check_python_int(x, dtype, _fun_name(fun) if fun else "irax.jit")
+        return ShapedArray((), dtype, weak)
+    if isinstance(x, (np.ndarray, np.generic)):
+        try:
+            return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype))
+        except TypeError:
+            raise _bad_arg(x, fun, path) from None
+    if isinstance(x, ShapeDtypeStruct):
+        return ShapedArray(x.shape, x.dtype, x.weak_type)
+    raise _bad_arg(x, fun, path)
+
+
+def _bad_arg(x, fun, path) -> TypeError:
+    return TypeError(
+        f"Error interpreting argument to {fun!r} as an abstract array. The problematic value "
+        f"is of type {type(x)} and was passed to the function at path {path or 'args'}.\n"
+        "This typically means that a jit-wrapped function was called with a non-array "
+        "argument, and this argument was not marked as static using the static_argnums or "
+        "static_argnames parameters of irax.jit.")
+
+
+class _Entry:
+    """One cached specialization: the traced module, the out tree and the executable."""
+
+    __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
+                 "donated", "lowered_module", "in_avals", "kept")
+
+    def __init__(self):
+        self.executable = None
+        self.lowered_module = None
+
+
+class JitFunction:
+    """The callable returned by ``irax.jit``."""
+
+    def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
+                 donate_argnames=None, keep_unused=False, device=None, backend=None,
+                 inline=False):
+        if not callable(fun):
+            raise TypeError(f"irax.jit: expected a function as its first argument, got {fun!r}")
+        self.fun = fun
+        self.keep_unused = keep_unused
+        self.device = device
+        self.backend = backend
+        self.inline = inline
+        self._sig = _signature(fun)
+        self.static_argnums, self.static_argnames = _resolve_argnums(
+            self._sig, _as_tuple(static_argnums), _as_tuple(static_argnames), "static")
+        self.donate_argnums, self.donate_argnames = _resolve_argnums(
+            self._sig, _as_tuple(donate_argnums), _as_tuple(donate_argnames), "donate")
+        if set(self.donate_argnums) & set(self.static_argnums):
+            raise ValueError("irax.jit: static arguments cannot be donated: "
+                             f"{sorted(set(self.donate_argnums) & set(self.static_argnums))}")
+        self._cache: dict = {}
+        functools.update_wrapper(self, fun, updated=())
+        _LIVE.add(self)
+
+    # ---- signature handling -----------------------------------------------------------
+    def _split(self, args, kwargs):
+        statics = []
+        dyn_args = []
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                statics.append(("arg", i, _hashable(a)))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs = {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                statics.append(("kw", k, _hashable(v)))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(statics), (tuple(dyn_args), dyn_kwargs)
+
+    def _rebuild(self, args, kwargs, dyn):
+        dyn_args, dyn_kwargs = dyn
+        it = iter(dyn_args)
+        full = [a if i in self.static_argnums else next(it) for i, a in enumerate(args)]
+        kw = {k: (v if k in self.static_argnames else dyn_kwargs[k]) for k, v in kwargs.items()}
+        return full, kw
+
+    def _entry(self, args, kwargs):
+        statics, dyn = self._split(args, kwargs)
+        leaves, treedef = tree_util.tree_flatten(dyn)
+        avals = tuple(abstractify(x, self.fun) for x in leaves)
+        key = (treedef, avals, statics, config.jax_enable_x64)
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, treedef, avals)
+            self._cache[key] = entry
+        return entry, leaves
+
+    def _trace(self, args, kwargs, treedef, avals) -> _Entry:
+        entry = _Entry()
+        entry.in_avals = avals
+        with Trace(origin=_fun_origin(self.fun)) as t:
+            tracers = [t.add_argument(a) for a in avals]
+            dyn = tree_util.tree_unflatten(treedef, tracers)
+            full, kw = self._rebuild(args, kwargs, dyn)
+            out = self.fun(*full, **kw)
+            out_leaves, entry.out_tree = tree_util.tree_flatten(out)
+            for o in out_leaves:
+                if not isinstance(o, Tracer):
+                    abstractify(o, self.fun, "output")
+            t.finish(out_leaves)
+            entry.out_avals = t.out_avals
+            entry.trace_module = t.module
+        entry.donated = self._donated_leaves(args, kwargs, treedef)
+        return entry
+
+    def _donated_leaves(self, args, kwargs, treedef) -> tuple[int, ...]:
+        if not self.donate_argnums and not self.donate_argnames:
+            return ()
+        marks_args = [i in self.donate_argnums for i in range(len(args))
+                      if i not in self.static_argnums]
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in self.static_argnums)
+        flags = []
+        for a, m in zip(dyn_args, marks_args):
+            flags += [m] * len(tree_util.tree_leaves(a))
+        for k in sorted(kwargs):
+            if k in self.static_argnames:
+                continue
+            flags += [k in self.donate_argnames] * len(tree_util.tree_leaves(kwargs[k]))
+        return tuple(i for i, f in enumerate(flags) if f)
+
+    # ---- compilation and execution ----------------------------------------------------
+    def _target_device(self):
+        from irax.runtime import devices
+
+        if self.device is not None:
+            return self.device
+        return devices.devices(self.backend)[0]
+
+    def _compile(self, entry: _Entry) -> None:
+        from irax.pipeline import compile_entry
+
+        compile_entry(entry, self._target_device(), _fun_name(self.fun))
+
+    def __call__(self, *args, **kwargs):
+        if _STACK:  # inside another trace: trace through
+            return self.fun(*args, **kwargs)
+        entry, leaves = self._entry(args, kwargs)
+        if entry.executable is None:
+            self._compile(entry)
+        from irax.pipeline import execute
+
+        return execute(entry, leaves)
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        entry, _ = self._entry(args, kwargs)
+        return Lowered(entry, self)
+
+    def eval_shape(self, *args, **kwargs):
+        entry, _ = self._entry(args, kwargs)
+        return tree_util.tree_unflatten(
+            entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
+                             for a in entry.out_avals])
+
+    def trace(self, *args, **kwargs) -> Lowered:
+        return self.lower(*args, **kwargs)
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<irax.jit of {_fun_name(self.fun)}>"
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def clear_caches() -> None:
+    """Drops every jit specialization and the in-memory compile cache."""
+    from irax.runtime import compiler
+
+    for f in list(_LIVE):
+        f.clear_cache()
+    compiler._memory.clear()
+
+
+class Lowered:
+    """The result of ``jit(f).lower(*args)``: IR at each stage, and ``compile()``."""
+
+    def __init__(self, entry: _Entry, jitted: JitFunction):
+        self._entry = entry
+        self._jitted = jitted
+        self.out_tree = entry.out_tree
+        self.out_info = tree_util.tree_unflatten(
+            entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in entry.out_avals])
+
+    def as_text(self, stage: str = "stablehlo", *, debug_info: bool = False) -> str:
+        from irax.pipeline import STAGES, module_at_stage
+
+        if stage not in STAGES:
+            raise ValueError(f"Lowered.as_text: unknown stage {stage!r}; expected one of "
+                             f"{list(STAGES)}")
+        module = module_at_stage(self._entry, stage)
+        return module.operation.get_asm(enable_debug_info=debug_info)
+
+    def compiler_ir(self, dialect: str = "stablehlo"):
+        from irax.pipeline import module_at_stage
+
+        return module_at_stage(self._entry, dialect)
+
+    def compile(self) -> Compiled:
+        if self._entry.executable is None:
+            self._jitted._compile(self._entry)
+        return Compiled(self._entry, self._jitted)
+
+
+class Compiled:
+    """A compiled specialization; calling it skips retracing and signature lookup."""
+
+    def __init__(self, entry: _Entry, jitted: JitFunction):
+        self._entry = entry
+        self._jitted = jitted
+
+    def __call__(self, *args, **kwargs):
+        from irax.pipeline import execute
+
+        statics, dyn = self._jitted._split(args, kwargs)
+        leaves, _ = tree_util.tree_flatten(dyn)
+        avals = tuple(abstractify(x) for x in leaves)
+        if tuple(a.strip_weak() for a in avals) != tuple(
+                a.strip_weak() for a in self._entry.in_avals):
+            raise TypeError("Compiled function called with argument types "
+                            f"{[a.str_short() for a in avals]}, but it was compiled for "
+                            f"{[a.str_short() for a in self._entry.in_avals]}")
+        return execute(self._entry, leaves)
+
+    def as_text(self) -> str:
+        from irax.pipeline import module_at_stage
+
+        return module_at_stage(self._entry, "stablehlo").operation.get_asm()
+
+    @property
+    def vmfb(self) -> bytes:
+        return self._entry.executable.vmfb
+
+
+def _signature(fun):
+    try:
+        return inspect.signature(fun)
+    except (TypeError, ValueError):
+        return None
+
+
+def _resolve_argnums(sig, nums: Sequence[int], names: Sequence[str], what: str):
+    """JAX's rule: static_argnums and static_argnames each imply the other via the
+    signature."""
+    nums = list(nums)
+    names = list(names)
+    if sig is None:
+        return tuple(nums), tuple(names)
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    norm = []
+    for n in nums:
+        if not isinstance(n, int):
+            raise TypeError(f"irax.jit: {what}_argnums must be ints, got {n!r}")
+        if n < 0:
+            if has_varargs:
+                raise ValueError(f"irax.jit: negative {what}_argnums with *args")
+            n += len(positional)
+        if n >= len(positional) and not has_varargs:
+            raise ValueError(f"irax.jit: {what}_argnums={n} is out of range for a function "
+                             f"with {len(positional)} positional arguments")
+        norm.append(n)
+    for n in norm:
+        if n < len(positional) and positional[n].kind != positional[n].POSITIONAL_ONLY:
+            if positional[n].name not in names:
+                names.append(positional[n].name)
+    known = {p.name for p in params}
+    for name in list(names):
+        if name not in known and not any(p.kind == p.VAR_KEYWORD for p in params):
+            raise ValueError(f"irax.jit: {what}_argnames {name!r} is not an argument of "
+                             f"{_fun_name_sig(sig)}")
+        for i, p in enumerate(positional):
+            if p.name == name and i not in norm:
+                norm.append(i)
+    return tuple(sorted(set(norm))), tuple(names)
+
+
+def _fun_name_sig(sig) -> str:
+    return f"a function with signature {sig}"
+
+
+def _hashable(x):
+    try:
+        hash(x)
+    except TypeError as e:
+        raise ValueError(
+            "Non-hashable static arguments are not supported. An error occurred while trying "
+            f"to hash an object of type {type(x)}, {x!r}. The error was:\n{type(e).__name__}: {e}"
+        ) from None
+    return _StaticKey(x)
+
+
+class _StaticKey:
+    """Compares static values by ``==`` and type (so 1 and 1.0 and True differ)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __hash__(self):
+        return hash((type(self.value), self.value))
+
+    def __eq__(self, other):
+        return type(self.value) is type(other.value) and bool(self.value == other.value)
+
+
+def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
+        donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
+        backend: str | None = None, inline: bool = False, **unsupported) -> Any:
+    """Compiles ``fun`` with IREE (``jax.jit``). Usable as ``@jit``, ``@jit(...)`` and with
+    ``functools.partial(jit, static_argnums=...)``."""
+    if unsupported:
+        raise TypeError(f"irax.jit got unexpected keyword argument(s) {sorted(unsupported)}")
+    opts = dict(static_argnums=static_argnums, static_argnames=static_argnames,
+                donate_argnums=donate_argnums, donate_argnames=donate_argnames,
+                keep_unused=keep_unused, device=device, backend=backend, inline=inline)
+    if fun is None:
+        return lambda f: JitFunction(f, **opts)
+    return JitFunction(fun, **opts)
+
+
+def eval_shape(fun: Callable, *args, **kwargs):
+    """Output shapes and dtypes of ``fun`` without running it (``jax.eval_shape``)."""
+    return JitFunction(fun).eval_shape(*args, **kwargs)
+
+
+def device_put(x, device=None, *, donate: bool = False, may_alias=None):
+    """Copies a pytree of arrays to ``device`` (default: the first device)."""
+    from irax.core.trace import concrete_value
+    from irax.runtime import devices
+    from irax.runtime.array import Array
+
+    dev = device if device is not None else devices.default_device()
+
+    def put(leaf):
+        if isinstance(leaf, Tracer):
+            return leaf
+        data, aval = concrete_value(leaf)
+        arr = leaf if isinstance(leaf, Array) else Array._from_host(np.asarray(data), aval)
+        buf = arr._device_buffer(dev)
+        return Array._from_device(buf, aval, dev)
+
+    return tree_util.tree_map(put, x)
+
+
+def device_get(x):
+    """Host NumPy copies of a pytree of arrays."""
+    return tree_util.tree_map(lambda a: np.asarray(a) if hasattr(a, "__array__") else a, x)
+
+
+def block_until_ready(x):
+    """Waits for every array of the pytree (calls are synchronous on IREE's local-task)."""
+    for leaf in tree_util.tree_leaves(x):
+        if hasattr(leaf, "block_until_ready"):
+            leaf.block_until_ready()
+    return x

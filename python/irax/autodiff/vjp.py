@@ -1,0 +1,112 @@
+"""Reverse mode: linearize a ``func.func``, then transpose its linear part.
+
+``@f(x...) -> y...`` becomes ``@f_vjp(x..., ct_y...) -> (y..., ct_x...)`` for the chosen
+outputs (cotangent inputs) and inputs (cotangent results).
+
+1. Forward sweep: every primal op of ``f`` is copied (calls are inlined on the fly), and
+   each op's ``jvp`` rule runs with ``Lin`` tangents: rule ops on primal values are
+   emitted (residuals), ops on tangents are recorded on a tape.
+2. Backward sweep: the tape is walked in reverse; each linear op's ``transpose`` rule
+   turns the cotangent of its result into cotangents of its linear operands, which are
+   summed per value.
+
+Only what the cotangents need is emitted: tape entries whose results receive no
+cotangent are skipped.
+"""
+
+from __future__ import annotations
+
+from irax.autodiff.builder import ADBuilder, Lin
+from irax.autodiff.jvp import JVPContext, has_tangent, jvp_op
+from irax.dialect import funcs, mlir
+from irax.dialect.base import OpError
+from irax.dialect.builder import IRBuilder
+from irax.errors import IRError
+
+
+def vjp_function(ctx: JVPContext, name: str, wrt: tuple[bool, ...],
+                 ct_outputs: tuple[bool, ...]) -> str:
+    """The name of the generated ``@name_vjp`` for inputs ``wrt`` and outputs
+    ``ct_outputs`` (which receive cotangents)."""
+    key = ("vjp", name, wrt, ct_outputs)
+    if key in ctx.cache:
+        return ctx.cache[key]
+    fn = ctx.callee(name)
+    in_avals, out_avals = funcs.signature(fn)
+    if len(wrt) != len(in_avals) or len(ct_outputs) != len(out_avals):
+        raise IRError(f"irax-autodiff: bad vjp masks for @{name}")
+    ct_avals = [a for a, m in zip(out_avals, ct_outputs) if m]
+    new_name = funcs.unique_name(ctx.module, f"{name}_vjp")
+    ctx.cache[key] = new_name
+    new_fn, block = funcs.create_function(ctx.module, new_name, in_avals + ct_avals)
+    ctx.add_symbol(new_fn)
+    args = list(block.arguments)
+    n = len(in_avals)
+    tape: list = []
+    fwd = ADBuilder(IRBuilder.at_end(block), tape, ctx=ctx)
+    lin_in = [Lin(a) if (w and has_tangent(a)) else None for a, w in zip(in_avals, wrt)]
+    outs, lin_out = _linearize_body(ctx, fwd, fn, args[:n], lin_in)
+
+    cts: dict[int, object] = {}
+    bwd = ADBuilder(IRBuilder.at_end(block), ctx=ctx)
+    ct_args = iter(args[n:])
+    for lin, m in zip(lin_out, ct_outputs):
+        ct = next(ct_args) if m else None
+        if ct is not None and isinstance(lin, Lin):
+            cts[lin.id] = bwd.add_any(cts.get(lin.id), ct)
+    backward_pass(bwd, tape, cts)
+    results = list(outs)
+    for lin, a, w in zip(lin_in, in_avals, wrt):
+        if w:
+            ct = cts.get(lin.id) if lin is not None else None
+            results.append(bwd.instantiate(ct, a))
+    funcs.finish_function(new_fn, block, results)
+    return new_name
+
+
+def _linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
+    block = fn.regions[0].blocks[0]
+    primal = dict(zip(block.arguments, primals_in))
+    tangent = dict(zip(block.arguments, lins_in))
+    for op in block.operations:
+        name = op.name
+        ins = [primal[v] for v in op.operands]
+        dins = [tangent.get(v) for v in op.operands]
+        if name == "func.return":
+            return ins, dins
+        if name in ("func.call", "irax.call"):
+            callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
+            outs, douts = _linearize_body(ctx, b, callee, ins, dins)
+        else:
+            try:
+                outs, douts = jvp_op(b, op, ins, dins)
+            except OpError as e:
+                raise IRError(f"{op.location}: error: {e}") from None
+        for r, v, t in zip(op.results, outs, douts):
+            primal[r] = v
+            tangent[r] = t if has_tangent(mlir.aval_of(r)) else None
+    raise IRError(f"irax-autodiff: @{funcs.symbol_name(fn)} has no return")
+
+
+def backward_pass(b: ADBuilder, tape, cts: dict) -> None:
+    """Transposes the tape, accumulating cotangents by ``Lin.id`` into ``cts``."""
+    for entry in reversed(tape):
+        out_cts = [cts.pop(o.id, None) for o in entry.outs]
+        if all(c is None for c in out_cts):
+            continue
+        ct = out_cts[0] if len(out_cts) == 1 else out_cts
+        if len(out_cts) == 1:
+            ct = b.instantiate(ct, entry.outs[0].aval)
+        try:
+            operand_cts = entry.op_cls.transpose(b, ct, *entry.operands, **entry.attrs)
+        except OpError as e:
+            raise IRError(f"irax-autodiff: transposing '{entry.op_cls.name}': {e}") from None
+        if not isinstance(operand_cts, (list, tuple)):
+            operand_cts = [operand_cts]
+        if len(operand_cts) != len(entry.operands):
+            raise IRError(f"irax-autodiff: the transpose rule of '{entry.op_cls.name}' "
+                          f"returned {len(operand_cts)} cotangents for "
+                          f"{len(entry.operands)} operands")
+        for operand, ct_in in zip(entry.operands, operand_cts):
+            if isinstance(operand, Lin) and ct_in is not None:
+                cts[operand.id] = b.add_any(cts.get(operand.id), ct_in)

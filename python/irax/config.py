@@ -1,0 +1,101 @@
+"""Global configuration, mirroring ``jax.config``.
+
+Options are read through ``irax.config.<name>`` or ``irax.config.read(name)`` and set with
+``irax.config.update(name, value)``. No behaviour-changing environment globals live elsewhere:
+every switch that alters results or caching is declared here, once, with its default.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass
+class _Option:
+    name: str
+    default: Any
+    doc: str
+    validate: Callable[[Any], Any]
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, str):
+        return v.lower() in ("1", "true", "yes", "on")
+    return bool(v)
+
+
+def _optional_str(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _int(v: Any) -> int:
+    return int(v)
+
+
+class Config:
+    """Holds irax's options. ``update`` validates the name, like ``jax.config.update``."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_options", {})
+        object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_listeners", [])
+
+    def define(self, name: str, default: Any, doc: str, validate=lambda v: v,
+               env: str | None = None):
+        value = default
+        if env and env in os.environ:
+            value = validate(os.environ[env])
+        self._options[name] = _Option(name, default, doc, validate)
+        self._values[name] = value
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in self._options:
+            raise AttributeError(f"irax.config.update: unrecognized config option: {name}")
+        self._values[name] = self._options[name].validate(value)
+        for fn in self._listeners:
+            fn(name)
+
+    def read(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"irax.config: unrecognized config option: {name}") from None
+
+    def on_change(self, fn: Callable[[str], None]) -> None:
+        """Registers ``fn(name)``, called after every update (used to drop stale caches)."""
+        self._listeners.append(fn)
+
+    def __getattr__(self, name: str) -> Any:
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        raise AttributeError(f"irax.config has no option {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("irax.config is read-only: use irax.config.update(name, value)")
+
+    def options(self) -> dict[str, str]:
+        return {n: o.doc for n, o in self._options.items()}
+
+
+config = Config()
+config.define("jax_enable_x64", False, "Enable 64-bit types (int64, float64, complex128).",
+              _bool, env="JAX_ENABLE_X64")
+config.define("irax_compilation_cache_dir", None,
+              "Directory of the persistent compile cache; None uses the user cache directory.",
+              _optional_str, env="IRAX_COMPILATION_CACHE_DIR")
+config.define("irax_enable_compilation_cache", True,
+              "Keep compiled modules on disk and reuse them across processes.", _bool,
+              env="IRAX_ENABLE_COMPILATION_CACHE")
+config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
+              _optional_str, env="JAX_PLATFORMS")
+config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)
+config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
+              _bool, env="IRAX_LOG_COMPILES")
+config.define("jax_numpy_dtype_promotion", "standard",
+              "Type promotion mode: 'standard' or 'strict'.", str)
+config.define("jax_default_matmul_precision", None, "Default matmul precision (accepted).",
+              _optional_str)
+config.define("jax_threefry_partitionable", True, "Partitionable Threefry key derivation.", _bool)

@@ -1,0 +1,87 @@
+"""Abstract values: what a traced value is known to be (shape, dtype, weak type)."""
+
+from __future__ import annotations
+
+import math
+
+import ml_dtypes  # noqa: F401 - registers bfloat16 and friends with NumPy
+import numpy as np
+
+
+class ShapedArray:
+    """The abstract value of an array: a shape, a dtype, and JAX's weak-type flag.
+
+    Immutable and hashable; used as the key of jit caches and by every type rule.
+    """
+
+    __slots__ = ("shape", "dtype", "weak_type", "_hash")
+
+    def __init__(self, shape, dtype, weak_type: bool = False):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.weak_type = bool(weak_type)
+        self._hash = hash((self.shape, self.dtype, self.weak_type))
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def update(self, shape=None, dtype=None, weak_type=None) -> ShapedArray:
+        return ShapedArray(self.shape if shape is None else shape,
+                           self.dtype if dtype is None else dtype,
+                           self.weak_type if weak_type is None else weak_type)
+
+    def strip_weak(self) -> ShapedArray:
+        return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    def str_short(self) -> str:
+        from irax.core.dtypes import short_name
+
+        return f"{short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, ShapedArray) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapedArray({self.str_short()}{weak})"
+
+
+class ShapeDtypeStruct:
+    """A shape and dtype standing for an array argument (``jax.ShapeDtypeStruct``)."""
+
+    __slots__ = ("shape", "dtype", "sharding", "weak_type")
+
+    def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
+        from irax.core.dtypes import canonicalize_dtype
+
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = canonicalize_dtype(dtype)
+        self.sharding = sharding
+        self.weak_type = weak_type
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
+                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, self.dtype, self.weak_type))
+
+    def __repr__(self) -> str:
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"

@@ -1,0 +1,249 @@
+"""Tracing: recording a Python function as a ``func.func`` of irax ops, and ``bind``.
+
+``bind(op_cls, *args, **attrs)`` is the one entry point of every primitive. Outside any
+trace it evaluates the op's NumPy rule (eager mode, the reference interpreter); inside a
+trace it emits the op into the function being recorded and returns a ``Tracer``.
+
+    with Trace("f") as t:
+        x = t.add_argument(ShapedArray((3,), np.float32))
+        y = bind(Mul, x, x)          # emits "irax.mul"
+        t.finish([y])                # emits func.return
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core import dtypes
+from irax.core.abstract import ShapedArray
+from irax.errors import UnexpectedTracerError
+
+_STACK: list[Trace] = []
+
+
+class Trace:
+    """One trace level: a module being built and the function under construction.
+
+    Traces nest: a transformation (``grad``) traced inside another trace records its
+    function as a sibling ``func.func`` of the same module; tracers of enclosing traces
+    used inside become extra arguments of the inner function (``captures``), passed at
+    the call site.
+
+    A *concrete* trace (eager transformations) also evaluates every op on NumPy, so its
+    tracers carry values and Python control flow on them works, as in JAX.
+    """
+
+    def __init__(self, origin: str = "", name: str = "main", module=None, parent=None,
+                 concrete: bool = False, private: bool = False):
+        from irax.dialect import mlir
+
+        ir = mlir.ir()
+        self.origin = origin
+        self.active = False
+        self.ctx = mlir.context()
+        self.loc = mlir.unknown_loc()
+        self.parent = parent
+        self.concrete = concrete
+        self.private = private
+        if module is None:
+            module = parent.module if parent is not None else ir.Module.create(self.loc)
+        self.module = module
+        if parent is not None or private:
+            from irax.dialect.funcs import unique_name
+
+            name = unique_name(module, name)
+        self.name = name
+        self._func = None
+        self._block = None
+        self._builder = None
+        self._in_types = []
+        self._consts: dict[int, Tracer] = {}
+        self.captures: list[Tracer] = []
+        self._captured: dict[int, Tracer] = {}
+        self.out_avals: list[ShapedArray] = []
+
+    # ---- context management -----------------------------------------------------------
+    def __enter__(self) -> Trace:
+        self.ctx.__enter__()
+        self.loc.__enter__()
+        self._begin_function()
+        self.active = True
+        _STACK.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.active = False
+        _STACK.remove(self)
+        self.loc.__exit__(*exc)
+        self.ctx.__exit__(*exc)
+
+    def _begin_function(self) -> None:
+        from irax.dialect import mlir
+        from irax.dialect.builder import IRBuilder
+
+        ir = mlir.ir()
+        ftype = ir.FunctionType.get([], [])
+        attrs = {"sym_name": ir.StringAttr.get(self.name),
+                 "function_type": ir.TypeAttr.get(ftype)}
+        if self.private:
+            attrs["sym_visibility"] = ir.StringAttr.get("private")
+        with ir.InsertionPoint(self.module.body):
+            self._func = ir.Operation.create("func.func", regions=1, attributes=attrs)
+        self._block = self._func.regions[0].blocks.append()
+        self._builder = IRBuilder.at_end(self._block, self.loc)
+
+    # ---- building -------------------------------------------------------------------------
+    def add_argument(self, aval: ShapedArray, concrete=None) -> Tracer:
+        from irax.dialect import mlir
+
+        t = mlir.to_ir_type(aval)
+        self._in_types.append(t)
+        value = self._block.add_argument(t, self.loc)
+        tr = Tracer(self, value, aval)
+        tr._concrete = concrete
+        return tr
+
+    def emit(self, op_cls, args, attrs, result_avals=None):
+        tracers = [self.lift(a) for a in args]
+        values = [t._value for t in tracers]
+        avals = [t.aval for t in tracers]
+        try:
+            results, out_avals, _ = self._builder.emit(op_cls, values, avals,
+                                                       result_avals=result_avals, **attrs)
+        except OpError as e:
+            raise TypeError(str(e)) from None
+        outs = [Tracer(self, v, a) for v, a in zip(results, out_avals)]
+        if self.concrete and result_avals is None:
+            norm = op_cls.normalize_attrs(attrs)
+            vals = op_cls.evaluate_list([t._concrete for t in tracers], norm, out_avals)
+            for o, v in zip(outs, vals):
+                o._concrete = v
+        return outs
+
+    def lift(self, x) -> Tracer:
+        """A tracer for ``x``: itself if it is ours, a captured argument if it belongs to
+        an enclosing trace, else an ``irax.constant``."""
+        if isinstance(x, Tracer):
+            if x._trace is self and self.active:
+                return x
+            if x._trace.active and self._encloses(x._trace):
+                return self._capture(x)
+            raise UnexpectedTracerError(x)
+        key = id(x)
+        hit = self._consts.get(key)
+        if hit is not None and hit._const_of is x:
+            return hit
+        value, aval = concrete_value(x)
+        from irax.dialect.constant import Constant
+
+        results, _, _ = self._builder.emit(Constant, [], [], value=value)
+        tr = Tracer(self, results[0], aval)
+        tr._concrete = value
+        if not isinstance(x, (int, float, complex, bool)):
+            tr._const_of = x
+            self._consts[key] = tr
+        return tr
+
+    def _encloses(self, other: Trace) -> bool:
+        t = self.parent
+        while t is not None:
+            if t is other:
+                return True
+            t = t.parent
+        return False
+
+    def _capture(self, outer: Tracer) -> Tracer:
+        hit = self._captured.get(id(outer))
+        if hit is not None:
+            return hit
+        if self.parent is not None and outer._trace is not self.parent:
+            outer = self.parent.lift(outer)  # capture through every level in between
+        inner = self.add_argument(outer.aval, outer._concrete)
+        self.captures.append(outer)
+        self._captured[id(outer)] = inner
+        return inner
+
+    def finish(self, outs) -> None:
+        from irax.dialect import mlir
+
+        ir = mlir.ir()
+        tracers = [self.lift(o) for o in outs]
+        self.out_avals = [t.aval for t in tracers]
+        with self._builder.ip:
+            ir.Operation.create("func.return", operands=[t._value for t in tracers], loc=self.loc)
+        ftype = ir.FunctionType.get(self._in_types, [t._value.type for t in tracers])
+        self._func.attributes["function_type"] = ir.TypeAttr.get(ftype)
+
+    @property
+    def func_op(self):
+        return self._func
+
+
+def concrete_value(x) -> tuple[np.ndarray, ShapedArray]:
+    """NumPy data and abstract value of a concrete input (Array, ndarray, Python scalar)."""
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        dtype, weak = dtypes.dtype_and_weak(x)
+        if type(x) is int:
+            dtypes.check_python_int(x, dtype, "irax")
+        arr = np.asarray(x, dtype=dtype)
+        return arr, ShapedArray((), dtype, weak)
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(x, "_numpy"):
+        return x._numpy(), aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        arr = np.asarray(x, dtype=dt)
+        return arr, ShapedArray(arr.shape, dt, False)
+    if isinstance(x, (list, tuple)):
+        from irax.numpy import asarray
+
+        return concrete_value(asarray(x))
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid irax type")
+
+
+def current_trace() -> Trace | None:
+    return _STACK[-1] if _STACK else None
+
+
+def find_trace(args) -> Trace | None:
+    """The trace that ``args`` belong to, or None when every argument is concrete."""
+    found = None
+    for a in args:
+        if isinstance(a, Tracer):
+            if not a._trace.active:
+                raise UnexpectedTracerError(a)
+            found = _STACK[-1]
+    return found
+
+
+def bind(op_cls, *args, **attrs):
+    """Applies ``op_cls`` to ``args``: eager NumPy evaluation, or IR emission under a trace.
+
+    Returns one value for single-result ops, else a list.
+    """
+    trace = find_trace(args)
+    outs = trace.emit(op_cls, args, attrs) if trace is not None else _eager(op_cls, args, attrs)
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _eager(op_cls, args, attrs):
+    from irax.dialect.base import OpError
+    from irax.runtime.array import Array
+
+    arrays, avals = [], []
+    for a in args:
+        v, av = concrete_value(a)
+        arrays.append(v)
+        avals.append(av)
+    try:
+        attrs = op_cls.normalize_attrs(attrs)
+        out_avals = op_cls.infer_list(avals, attrs)
+    except OpError as e:
+        raise TypeError(op_cls.diag(str(e))) from None
+    outs = op_cls.evaluate_list(arrays, attrs, out_avals)
+    return [Array._from_host(o, a) for o, a in zip(outs, out_avals)]
+
+
+# Imported last: tracer.py needs Trace-free names only.
+from irax.core.tracer import Tracer  # noqa: E402
+from irax.dialect.base import OpError  # noqa: E402

@@ -1,0 +1,311 @@
+"""User-defined derivatives and rematerialization: ``custom_jvp``, ``custom_vjp``,
+``stop_gradient``, ``checkpoint``/``remat``.
+
+Outside any transformation these run the plain function. Under a trace they record the
+function and its rules as private functions and emit ``irax.custom_jvp_call``,
+``irax.custom_vjp_call`` or ``irax.checkpoint`` (see ``dialect/autodiff_ops.py``).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+from irax import tree_util
+from irax.core import dtypes
+from irax.core.trace import _STACK, bind
+from irax.dialect.autodiff_ops import Checkpoint, CustomJvpCall, CustomVjpCall, StopGradient
+from irax.transform_call import apply_transform, leaf_aval_and_value, trace_callee
+
+
+def stop_gradient(x):
+    """Identity whose value has a zero derivative (``jax.lax.stop_gradient``)."""
+
+    def stop(leaf):
+        aval = leaf_aval_and_value(leaf)[0]
+        return bind(StopGradient, leaf) if dtypes.is_inexact(aval.dtype) else leaf
+
+    return tree_util.tree_map(stop, x)
+
+
+def _name(fun) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _symbol(fun) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)) or "fn"
+
+
+def _no_captures(callee, api: str, fun) -> None:
+    if callee.captures:
+        raise TypeError(
+            f"{api}: the function {_name(fun)!r} closes over a traced value "
+            f"({callee.captures[0].aval.str_short()}); pass it as an explicit argument "
+            "instead (rules of custom derivatives cannot close over traced values).")
+
+
+def _split_nondiff(args, nondiff_argnums):
+    static = {i: args[i] for i in nondiff_argnums}
+    dyn = tuple(a for i, a in enumerate(args) if i not in static)
+    return static, dyn
+
+
+def _merge(static, dyn, n):
+    it = iter(dyn)
+    return [static[i] if i in static else next(it) for i in range(n)]
+
+
+class custom_jvp:  # noqa: N801 - JAX's name
+    """A function with a user-defined JVP (``jax.custom_jvp``).
+
+        @custom_jvp
+        def f(x): return jnp.sin(x)
+
+        @f.defjvp
+        def f_jvp(primals, tangents):
+            (x,), (t,) = primals, tangents
+            return f(x), jnp.cos(x) * t
+    """
+
+    def __init__(self, fun: Callable, nondiff_argnums=()):
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.jvp = None
+        self._tracing_rule = 0
+
+    def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        self.jvp = jvp
+        return jvp
+
+    def defjvps(self, *jvps) -> None:
+        def rule(primals, tangents):
+            out = self.fun(*primals)
+            total = None
+            for fn, t in zip(jvps, tangents):
+                if fn is None:
+                    continue
+                term = fn(t, out, *primals)
+                total = term if total is None else tree_util.tree_map(
+                    lambda a, b: a + b, total, term)
+            if total is None:
+                total = tree_util.tree_map(lambda o: o * 0, out)
+            return out, total
+
+        self.jvp = rule
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"custom_jvp function {_name(self.fun)!r} takes positional "
+                            "arguments only")
+        if self.jvp is None:
+            raise AttributeError(f"No JVP defined for custom_jvp function {_name(self.fun)} "
+                                 "using defjvp.")
+        if not _STACK or self._tracing_rule:
+            # the rule itself may call the function for its primal output
+            return self.fun(*args)
+        static, dyn = _split_nondiff(args, self.nondiff_argnums)
+        n = len(args)
+        leaves, in_tree = tree_util.tree_flatten((dyn, {}))
+        callee = trace_callee(lambda *d: self.fun(*_merge(static, d, n)), leaves, in_tree,
+                              _symbol(self.fun), _name(self.fun))
+        _no_captures(callee, "custom_jvp", self.fun)
+        out_tree = callee.out_tree
+
+        def rule_flat(*flat):
+            k = len(flat) // 2
+            primals = tree_util.tree_unflatten(in_tree, list(flat[:k]))[0]
+            tangents = tree_util.tree_unflatten(in_tree, list(flat[k:]))[0]
+            rule_args = (tuple(static[i] for i in sorted(static)) if static else ())
+            res = self.jvp(*rule_args, tuple(primals), tuple(tangents))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError("Custom JVP rule must produce a pair (list or tuple of length "
+                                f"two) representing primal and tangent outputs, but got {res!r}")
+            p_out, t_out = res
+            p_tree = tree_util.tree_structure(p_out)
+            t_tree = tree_util.tree_structure(t_out)
+            if p_tree != out_tree or t_tree != out_tree:
+                raise TypeError(
+                    f"Custom JVP rule {_name(self.jvp)} for function {_name(self.fun)} must "
+                    "produce primal and tangent outputs with equal container (pytree) "
+                    f"structures matching the function's output {out_tree}, but got "
+                    f"{p_tree} and {t_tree} respectively.")
+            return tree_util.tree_leaves(p_out) + tree_util.tree_leaves(t_out)
+
+        rule_in = list(leaves) + list(leaves)
+        r_leaves, r_tree = tree_util.tree_flatten((tuple(rule_in), {}))
+        self._tracing_rule += 1
+        try:
+            rule = trace_callee(rule_flat, r_leaves, r_tree, _symbol(self.fun) + "_jvp_rule",
+                                _name(self.jvp), module=callee.trace.module)
+        finally:
+            self._tracing_rule -= 1
+        _no_captures(rule, "custom_jvp", self.jvp)
+        outs = apply_transform(CustomJvpCall, callee, leaves, callee.out_avals,
+                               jvp=rule.name)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+class custom_vjp:  # noqa: N801 - JAX's name
+    """A function with a user-defined VJP (``jax.custom_vjp``): ``defvjp(fwd, bwd)`` with
+    ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, ct) -> tuple of cotangents``."""
+
+    def __init__(self, fun: Callable, nondiff_argnums=()):
+        functools.update_wrapper(self, fun, updated=())
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+
+    def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            raise TypeError(f"custom_vjp function {_name(self.fun)!r} takes positional "
+                            "arguments only")
+        if self.fwd is None:
+            raise AttributeError(f"No VJP defined for custom_vjp function {_name(self.fun)} "
+                                 "using defvjp.")
+        if not _STACK:
+            return self.fun(*args)
+        static, dyn = _split_nondiff(args, self.nondiff_argnums)
+        n = len(args)
+        rule_args = tuple(static[i] for i in sorted(static))
+        leaves, in_tree = tree_util.tree_flatten((dyn, {}))
+        callee = trace_callee(lambda *d: self.fun(*_merge(static, d, n)), leaves, in_tree,
+                              _symbol(self.fun), _name(self.fun))
+        _no_captures(callee, "custom_vjp", self.fun)
+        out_tree = callee.out_tree
+        res_tree = []
+
+        def fwd_flat(*d):
+            res = self.fwd(*_merge(static, d, n))
+            if not (isinstance(res, (tuple, list)) and len(res) == 2):
+                raise TypeError(f"Custom VJP fwd rule {_name(self.fwd)} must produce a pair "
+                                f"(output, residuals), but got {res!r}")
+            out, resid = res
+            if tree_util.tree_structure(out) != out_tree:
+                raise TypeError(
+                    f"Custom VJP fwd rule {_name(self.fwd)} for function {_name(self.fun)} "
+                    f"must produce an output with the same structure as the function, "
+                    f"{out_tree}, but got {tree_util.tree_structure(out)}.")
+            r_leaves, r_tree = tree_util.tree_flatten(resid)
+            res_tree.append(r_tree)
+            return tree_util.tree_leaves(out) + r_leaves
+
+        fwd = trace_callee(fwd_flat, leaves, in_tree, _symbol(self.fun) + "_fwd",
+                           _name(self.fwd), module=callee.trace.module)
+        _no_captures(fwd, "custom_vjp", self.fwd)
+        n_out = len(callee.out_avals)
+        res_avals = fwd.out_avals[n_out:]
+        dyn_tree = tree_util.tree_structure(dyn)
+
+        def bwd_flat(*flat):
+            resid = tree_util.tree_unflatten(res_tree[0], list(flat[:len(res_avals)]))
+            ct = tree_util.tree_unflatten(out_tree, list(flat[len(res_avals):]))
+            cts = self.bwd(*rule_args, resid, ct)
+            got = tree_util.tree_structure(cts, is_leaf=lambda x: x is None)
+            want = tree_util.tree_structure(dyn, is_leaf=lambda x: x is None)
+            if not isinstance(cts, (tuple, list)) or len(cts) != len(dyn) or \
+                    tree_util.tree_structure(tuple(cts)) != dyn_tree and not _none_prefix(
+                        cts, dyn):
+                raise TypeError(
+                    f"Custom VJP bwd rule {_name(self.bwd)} for function {_name(self.fun)} "
+                    "must produce an output with the same container (pytree) structure as "
+                    "the args tuple of the primal function, and in particular must produce a "
+                    "tuple of length equal to the number of arguments to the primal "
+                    f"function, but got bwd output structure {got} for primal input "
+                    f"structure {want}.")
+            out = []
+            for c, a in zip(cts, dyn):
+                for cl, al in zip(*_aligned(c, a)):
+                    aval = leaf_aval_and_value(al)[0]
+                    out.append(_zeros(aval) if cl is None else cl)
+            return out
+
+        ct_leaves = [_zeros(a) for a in callee.out_avals]
+        b_leaves, b_tree = tree_util.tree_flatten(
+            (tuple([_zeros(a) for a in res_avals] + ct_leaves), {}))
+        bwd = trace_callee(bwd_flat, b_leaves, b_tree, _symbol(self.fun) + "_bwd",
+                           _name(self.bwd), module=callee.trace.module)
+        _no_captures(bwd, "custom_vjp", self.bwd)
+        outs = apply_transform(CustomVjpCall, callee, leaves, callee.out_avals,
+                               fwd=fwd.name, bwd=bwd.name)
+        return tree_util.tree_unflatten(out_tree, outs)
+
+
+def _none_prefix(cts, dyn) -> bool:
+    """True when ``cts`` matches ``dyn`` with whole subtrees replaced by None."""
+    try:
+        _ = [list(_aligned(c, a)) for c, a in zip(cts, dyn)]
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def _aligned(ct, arg):
+    a_leaves, a_tree = tree_util.tree_flatten(arg)
+    if ct is None:
+        return [None] * len(a_leaves), a_leaves
+    c_leaves, c_tree = tree_util.tree_flatten(ct)
+    if c_tree != a_tree:
+        raise TypeError(f"cotangent structure {c_tree} does not match argument {a_tree}")
+    return c_leaves, a_leaves
+
+
+def _zeros(aval):
+    import numpy as np
+
+    return np.zeros(aval.shape, aval.dtype)
+
+
+class checkpoint_policies:  # noqa: N801 - JAX's name
+    """Which intermediates ``checkpoint`` may keep for the backward pass."""
+
+    @staticmethod
+    def nothing_saveable(*_, **__) -> bool:
+        return False
+
+    @staticmethod
+    def everything_saveable(*_, **__) -> bool:
+        return True
+
+
+_POLICY_NAMES = {checkpoint_policies.nothing_saveable: "nothing_saveable",
+                 checkpoint_policies.everything_saveable: "everything_saveable", None:
+                 "nothing_saveable"}
+
+
+def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None,
+               static_argnums=()) -> Callable:
+    """Recompute ``fun``'s intermediates in the backward pass instead of storing them
+    (``jax.checkpoint``). Policies: ``checkpoint_policies.nothing_saveable`` (default)
+    and ``everything_saveable``."""
+    if fun is None:
+        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
+                                 static_argnums=static_argnums)
+    if policy not in _POLICY_NAMES:
+        raise NotImplementedError(
+            f"irax.checkpoint: policy {policy!r} is not supported; use "
+            "checkpoint_policies.nothing_saveable or checkpoint_policies.everything_saveable")
+    policy_name = _POLICY_NAMES[policy]
+    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
+        tuple(static_argnums)
+
+    @functools.wraps(fun, updated=())
+    def remat_f(*args, **kwargs):
+        if not _STACK:
+            return fun(*args, **kwargs)
+        static, dyn = _split_nondiff(args, static_argnums)
+        n = len(args)
+        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
+        callee = trace_callee(lambda *d, **k: fun(*_merge(static, d, n), **k), leaves, in_tree,
+                              _symbol(fun) + "_remat", _name(fun))
+        outs = apply_transform(Checkpoint, callee, lambda caps: list(leaves) + caps,
+                               callee.out_avals, policy=policy_name)
+        return tree_util.tree_unflatten(callee.out_tree, outs)
+
+    return remat_f
+
+
+remat = checkpoint

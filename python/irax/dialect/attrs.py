@@ -1,0 +1,206 @@
+"""Attribute kinds: how an op's Python-level attribute values map to MLIR attributes.
+
+An op declares ``attributes = {"dimensions": I64Array, ...}``. Rules receive the decoded
+Python values (tuples of ints, strings, NumPy dtypes, NumPy arrays), so every rule reads
+the same whether it runs during tracing, in a pass, or in the interpreter.
+
+    "irax.transpose"(%x) {permutation = array<i64: 1, 0>}   <->   permutation=(1, 0)
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from irax.dialect import mlir
+
+
+class AttrKind:
+    """Converts one attribute between its Python value and its MLIR form."""
+
+    def normalize(self, value):
+        return value
+
+    def encode(self, value):
+        raise NotImplementedError
+
+    def decode(self, attr):
+        raise NotImplementedError
+
+    def decode_from(self, operation, key: str):
+        """The Python value of attribute ``key`` of ``operation``."""
+        return self.decode(operation.attributes[key])
+
+
+class _I64Array(AttrKind):
+    def normalize(self, value):
+        return tuple(int(v) for v in value)
+
+    def encode(self, value):
+        return mlir.ir().DenseI64ArrayAttr.get(list(value), context=mlir.context())
+
+    def decode(self, attr):
+        return tuple(mlir.ir().DenseI64ArrayAttr(attr))
+
+
+class _I64(AttrKind):
+    def normalize(self, value):
+        return int(value)
+
+    def encode(self, value):
+        ir = mlir.ir()
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64, mlir.context()), value)
+
+    def decode(self, attr):
+        return mlir.ir().IntegerAttr(attr).value
+
+
+class _F64(AttrKind):
+    def normalize(self, value):
+        return float(value)
+
+    def encode(self, value):
+        ir = mlir.ir()
+        return ir.FloatAttr.get(ir.F64Type.get(mlir.context()), value)
+
+    def decode(self, attr):
+        return mlir.ir().FloatAttr(attr).value
+
+
+class _Bool(AttrKind):
+    def normalize(self, value):
+        return bool(value)
+
+    def encode(self, value):
+        return mlir.ir().BoolAttr.get(value, mlir.context())
+
+    def decode(self, attr):
+        return mlir.ir().BoolAttr(attr).value
+
+
+class _Str(AttrKind):
+    def normalize(self, value):
+        return str(value)
+
+    def encode(self, value):
+        return mlir.ir().StringAttr.get(value, mlir.context())
+
+    def decode(self, attr):
+        return mlir.ir().StringAttr(attr).value
+
+
+class _Symbol(AttrKind):
+    """A function reference: ``callee = @f``."""
+
+    def normalize(self, value):
+        return str(value)
+
+    def encode(self, value):
+        return mlir.ir().FlatSymbolRefAttr.get(value, mlir.context())
+
+    def decode(self, attr):
+        return mlir.ir().FlatSymbolRefAttr(attr).value
+
+
+class _DType(AttrKind):
+    """An element type: ``new_dtype = f32``."""
+
+    def normalize(self, value):
+        return np.dtype(value)
+
+    def encode(self, value):
+        return mlir.ir().TypeAttr.get(mlir.element_type(value))
+
+    def decode(self, attr):
+        from irax.core.dtypes import dtype_from_mlir
+
+        return dtype_from_mlir(str(mlir.ir().TypeAttr(attr).value))
+
+
+# dtypes whose DenseElementsAttr has no buffer view in the bindings: decoded from text.
+_BUFFERLESS = ("bfloat16", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2")
+
+
+class _Dense(AttrKind):
+    """A constant tensor: ``value = dense<[1.0, 2.0]> : tensor<2xf32>``."""
+
+    def normalize(self, value):
+        return np.asarray(value)
+
+    def encode(self, value):
+        from irax.core.abstract import ShapedArray
+
+        ir = mlir.ir()
+        t = mlir.to_ir_type(ShapedArray(value.shape, value.dtype))
+        data = np.asarray(value, order="C")
+        if data.dtype.kind == "c":
+            part = np.float32 if data.dtype == np.complex64 else np.float64
+            data = data.reshape(-1).view(part).reshape(*data.shape, 2) if data.size else data
+        if data.size > 1 and np.all(data.reshape(-1)[:1] == data.reshape(-1)) \
+                and value.dtype.kind != "c":
+            data = data.reshape(-1)[:1]  # a splat: one element
+        return ir.DenseElementsAttr.get(data, type=t, context=mlir.context())
+
+    def decode_from(self, operation, key: str):
+        # Reading a complex-valued dense attribute through the bindings aborts the process;
+        # constants of complex type are parsed from the op's text instead.
+        result = operation.results[0].type if len(operation.results) == 1 else None
+        aval = mlir.aval_of_type(result) if result is not None else None
+        if aval is None or aval.dtype.kind != "c":
+            return self.decode(operation.attributes[key])
+        text = operation.get_asm()
+        start = text.index(f"{key} = dense<") + len(f"{key} = ")
+        end = text.index("> : tensor<", start) + 1
+        return _parse_dense_text(text[start:end] + " : x", aval.shape, aval.dtype)
+
+    def decode(self, attr):
+        from irax.core.dtypes import dtype_from_mlir
+
+        ir = mlir.ir()
+        dense = ir.DenseElementsAttr(attr)
+        aval = mlir.aval_of_type(dense.type)
+        if aval.dtype.name not in _BUFFERLESS:
+            return np.array(dense).astype(aval.dtype, copy=False).reshape(aval.shape)
+        return _parse_dense_text(str(dense), aval.shape, dtype_from_mlir(
+            str(ir.RankedTensorType(dense.type).element_type)))
+
+
+_NUM = re.compile(r"0x[0-9A-Fa-f]+|[-+]?(?:inf|nan|\d+\.?\d*(?:[eE][-+]?\d+)?)|true|false")
+
+
+def _parse_dense_text(text: str, shape, dtype) -> np.ndarray:
+    """Parses ``dense<...> : tensor<...>`` printed text (bf16, complex and fp8 constants)."""
+    body = text[text.index("<") + 1:text.rindex(">", 0, text.rindex(":"))]
+    tokens = _NUM.findall(body)
+    if dtype.kind == "c":
+        part = np.float32 if dtype == np.complex64 else np.float64
+        vals = np.array([_token(t, np.dtype(part)) for t in tokens], dtype=part)
+        vals = vals[0::2] + 1j * vals[1::2]
+    else:
+        vals = np.array([_token(t, dtype) for t in tokens]).astype(dtype)
+    size = int(np.prod(shape))
+    if vals.size == 1 and size != 1:
+        vals = np.broadcast_to(vals, (size,))
+    return np.array(vals, dtype=dtype).reshape(shape)
+
+
+def _token(tok: str, dtype):
+    if tok.startswith("0x"):
+        bits = int(tok, 16)
+        width = dtype.itemsize
+        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[width]
+        return np.array(bits, dtype=uint).view(dtype).astype(np.float64)
+    if tok in ("true", "false"):
+        return tok == "true"
+    return float(tok)
+
+
+I64Array = _I64Array()
+I64 = _I64()
+F64 = _F64()
+Bool = _Bool()
+Str = _Str()
+Symbol = _Symbol()
+DType = _DType()
+Dense = _Dense()

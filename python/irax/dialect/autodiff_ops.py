@@ -1,0 +1,186 @@
+"""Ops that steer differentiation: stop_gradient, custom rules, rematerialization.
+
+    %y = "irax.stop_gradient"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+    %y = "irax.custom_jvp_call"(%x) {callee = @f, jvp = @f_rule}
+    %y = "irax.custom_vjp_call"(%x) {callee = @f, fwd = @f_fwd, bwd = @f_bwd}
+    %y = "irax.checkpoint"(%x) {callee = @f, policy = "nothing_saveable"}
+
+Each call-like op evaluates and lowers as a call of ``callee``; its derivative comes from
+the referenced rule functions (``jvp_full`` computes outputs and tangents together, so the
+primal is not computed twice).
+"""
+
+from __future__ import annotations
+
+from irax.dialect import attrs as A
+from irax.dialect import funcs, mlir
+from irax.dialect.base import Op, OpError
+
+CHECKPOINT_POLICIES = ("nothing_saveable", "everything_saveable")
+
+
+class StopGradient(Op):
+    """Identity whose result has a zero tangent (``lax.stop_gradient``)."""
+
+    name = "irax.stop_gradient"
+    num_operands = 1
+    differentiable = False
+
+    @classmethod
+    def infer(cls, x):
+        return x
+
+    @classmethod
+    def evaluate(cls, x):
+        return x
+
+    @classmethod
+    def lower(cls, lb, x):
+        return x
+
+
+class CallLike(Op):
+    """Base of ops that run ``callee`` and carry extra derivative information."""
+
+    infers_results = False
+    rule_symbols: tuple[str, ...] = ()
+
+    @classmethod
+    def infer(cls, *avals, **attrs):
+        raise OpError("result types come from the callee")
+
+    @classmethod
+    def callee_of(cls, attrs) -> str:
+        return attrs["callee"]
+
+    @classmethod
+    def verify_symbols(cls, op, symbols) -> None:
+        attrs = cls.decode_attrs(op)
+        for key in ("callee",) + cls.rule_symbols:
+            if attrs[key] not in symbols:
+                raise OpError(f"'{attrs[key]}' does not reference a valid function")
+        ins, outs = funcs.signature(symbols[attrs["callee"]])
+        got_in = [mlir.aval_of(v) for v in op.operands]
+        got_out = [mlir.aval_of(r) for r in op.results]
+        if got_in != ins or got_out != outs:
+            raise OpError(f"operand and result types do not match @{attrs['callee']}")
+
+    @classmethod
+    def evaluate(cls, *arrays, **attrs):
+        raise OpError("call-like ops are evaluated by the interpreter, which knows the module")
+
+    @classmethod
+    def lower(cls, lb, *operands, **attrs):
+        ir = mlir.ir()
+        op = lb.create("func.call", operands, [lb.type(a) for a in lb.out_avals],
+                       {"callee": ir.FlatSymbolRefAttr.get(attrs["callee"])})
+        return list(op.results)
+
+
+class CustomJvpCall(CallLike):
+    """A call whose JVP is the user's rule ``@jvp: (primals..., tangents...) ->
+    (outputs..., output tangents...)`` (``custom_jvp``). In reverse mode the rule is
+    linearized, so it must be linear in the tangents."""
+
+    name = "irax.custom_jvp_call"
+    attributes = {"callee": A.Symbol, "jvp": A.Symbol}
+    rule_symbols = ("jvp",)
+
+    @classmethod
+    def jvp_full(cls, b, ins, dins, out_avals, *, callee, jvp):
+        tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
+        res = b.inline(b.ctx.callee(jvp), list(ins) + tans)
+        n = len(out_avals)
+        return res[:n], res[n:]
+
+
+class CustomVjpCall(CallLike):
+    """A call whose VJP is the user's pair ``@fwd: args -> (outputs..., residuals...)`` and
+    ``@bwd: (residuals..., output cotangents...) -> argument cotangents`` (``custom_vjp``).
+    Forward mode is not defined, as in JAX."""
+
+    name = "irax.custom_vjp_call"
+    attributes = {"callee": A.Symbol, "fwd": A.Symbol, "bwd": A.Symbol}
+    rule_symbols = ("fwd", "bwd")
+
+    @classmethod
+    def jvp_full(cls, b, ins, dins, out_avals, *, callee, fwd, bwd):
+        if b.tape is None:
+            raise OpError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+        _, fwd_outs = funcs.signature(b.ctx.callee(fwd))
+        res = b.call(fwd, ins, fwd_outs)
+        n = len(out_avals)
+        outs, residuals = res[:n], res[n:]
+        lins = b.record(_CustomVjpBackward, list(dins) + list(residuals), out_avals,
+                        {"bwd": bwd, "num_args": len(ins)})
+        return outs, lins
+
+
+class _CustomVjpBackward:
+    """Tape entry of a custom_vjp call: its transpose calls the user's ``bwd``."""
+
+    name = "irax.custom_vjp_call"
+
+    @classmethod
+    def transpose(cls, b, ct, *operands, bwd, num_args):
+        cts = ct if isinstance(ct, list) else [ct]
+        residuals = operands[num_args:]
+        fn = b.ctx.callee(bwd)
+        ins, outs = funcs.signature(fn)
+        cts = [b.instantiate(c, a) for c, a in zip(cts, ins[len(residuals):])]
+        arg_cts = b.call(bwd, list(residuals) + cts, outs)
+        return list(arg_cts) + [None] * len(residuals)
+
+
+class Checkpoint(CallLike):
+    """A call recomputed in the backward pass instead of storing its intermediates
+    (``checkpoint``/``remat``). ``policy``: ``nothing_saveable`` (recompute everything;
+    the default) or ``everything_saveable`` (an ordinary call)."""
+
+    name = "irax.checkpoint"
+    attributes = {"callee": A.Symbol, "policy": A.Str}
+    defaults = {"policy": "nothing_saveable"}
+
+    @classmethod
+    def jvp_full(cls, b, ins, dins, out_avals, *, callee, policy):
+        from irax.autodiff.jvp import jvp_function
+
+        if policy not in CHECKPOINT_POLICIES:
+            raise OpError(f"unknown checkpoint policy {policy!r}; expected one of "
+                          f"{list(CHECKPOINT_POLICIES)}")
+        if b.tape is None:
+            tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
+            res = b.call(jvp_function(b.ctx, callee), list(ins) + tans,
+                         list(out_avals) * 2)
+            return res[:len(out_avals)], res[len(out_avals):]
+        if policy == "everything_saveable":
+            from irax.autodiff.vjp import _linearize_body
+
+            return _linearize_body(b.ctx, b, b.ctx.callee(callee), ins, dins)
+        outs = b.call(callee, ins, out_avals)
+        lins = b.record(_CheckpointBackward, list(dins) + list(ins), out_avals,
+                        {"callee": callee, "num_args": len(ins)})
+        return outs, lins
+
+
+class _CheckpointBackward:
+    """Tape entry of a checkpointed call: its transpose re-runs the forward pass inside
+    the callee's VJP."""
+
+    name = "irax.checkpoint"
+
+    @classmethod
+    def transpose(cls, b, ct, *operands, callee, num_args):
+        from irax.autodiff.jvp import has_tangent
+        from irax.autodiff.vjp import vjp_function
+
+        cts = ct if isinstance(ct, list) else [ct]
+        tangents, primals = operands[:num_args], operands[num_args:]
+        ins, outs = funcs.signature(b.ctx.callee(callee))
+        wrt = tuple(b.is_linear(t) for t in tangents)
+        ct_mask = tuple(has_tangent(a) for a in outs)
+        name = vjp_function(b.ctx, callee, wrt, ct_mask)
+        cts = [b.instantiate(c, a) for c, a, m in zip(cts, outs, ct_mask) if m]
+        res = b.call(name, list(primals) + cts, list(outs) + [a for a, w in zip(ins, wrt) if w])
+        arg_cts = iter(res[len(outs):])
+        return [next(arg_cts) if w else None for w in wrt] + [None] * len(primals)

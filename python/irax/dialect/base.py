@@ -1,0 +1,183 @@
+"""The op definition machinery: one class per op, carrying every rule of that op.
+
+An op class states its name, operands, attributes and rules; a family base class
+supplies what its members share. The registry maps op names to classes so that passes,
+the verifier, the interpreter and the lowering dispatch on classes, never on strings.
+
+    class Neg(ElementwiseUnary):
+        '''%y = "irax.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>'''
+        name = "irax.neg"
+        lowers_to = "stablehlo.negate"
+        evaluate = staticmethod(np.negative)
+
+Rules (all classmethods, all receive decoded attribute values as keywords):
+- ``infer(*avals, **attrs)``: result abstract value(s); raises ``OpError`` with an MLIR-style
+  message body ("expected ...") for invalid operands.
+- ``evaluate(*arrays, **attrs)``: the NumPy reference semantics.
+- ``lower(lb, *operands, **attrs)``: StableHLO values, built with a ``LoweringBuilder``.
+- ``jvp(b, primals, tangents, outs, **attrs)``: output tangent(s) given operand tangents
+  (``None`` is a symbolic zero; at least one is not None). ``b`` is an ``ADBuilder``.
+- ``transpose(b, ct, *operands, **attrs)``: for ops that are linear in some operands, the
+  cotangent of each operand (``None`` for non-linear ones) given the result's cotangent;
+  linear operands arrive as ``Lin`` placeholders (``b.is_linear(x)``).
+- ``batch``: the vmap rule (vectorization issue).
+- ``differentiable = False`` marks an op whose outputs carry no tangent (comparisons,
+  integer-valued ops).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+from irax.dialect.attrs import AttrKind
+
+REGISTRY: dict[str, type[Op]] = {}
+_BY_METHOD: dict[str, type[Op]] = {}
+
+
+class OpError(Exception):
+    """An op's rule rejected its operands; ``str`` is the diagnostic body."""
+
+
+class Op:
+    """Base class of every irax op. Subclasses with a ``name`` are registered."""
+
+    name: ClassVar[str] = ""
+    #: Python-level attribute name -> kind. Optional attributes list their default.
+    attributes: ClassVar[dict[str, AttrKind]] = {}
+    defaults: ClassVar[dict[str, object]] = {}
+    #: number of operands, or None for variadic
+    num_operands: ClassVar[int | None] = None
+    num_regions: ClassVar[int] = 0
+    #: False marks ops whose results have no tangent (comparisons, integer ops, argmax)
+    differentiable: ClassVar[bool] = True
+    #: the builder method name (``b.add``); defaults to the op name without "irax."
+    method: ClassVar[str] = ""
+    #: False when result types cannot be inferred from operands alone (``irax.call``):
+    #: builders then pass ``result_avals``
+    infers_results: ClassVar[bool] = True
+
+    # Slots filled by later rules (autodiff, vmap). None means "not defined yet".
+    jvp = None
+    transpose = None
+    batch = None
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "name" not in cls.__dict__ or not cls.name:
+            return
+        if cls.name in REGISTRY:
+            raise ValueError(f"duplicate irax op {cls.name}")
+        REGISTRY[cls.name] = cls
+        cls.method = cls.__dict__.get("method") or cls.name.split(".", 1)[1]
+        _BY_METHOD[cls.method] = cls
+
+    #: call-like ops (``irax.call``, custom rules, checkpoint) name the function they run
+    callee_of = None
+    #: ops whose derivative rule computes the outputs too: ``jvp_full(b, ins, dins,
+    #: out_avals, **attrs) -> (outs, tangents)`` replaces copying the op plus ``jvp``
+    jvp_full = None
+
+    # ---- rules -------------------------------------------------------------------------
+    @classmethod
+    def infer(cls, *avals: ShapedArray, **attrs):
+        raise NotImplementedError(f"{cls.name} has no type inference")
+
+    @classmethod
+    def evaluate(cls, *arrays: np.ndarray, **attrs):
+        raise NotImplementedError(f"{cls.name} has no reference evaluation")
+
+    @classmethod
+    def lower(cls, lb, *operands, **attrs):
+        raise NotImplementedError(f"{cls.name} has no StableHLO lowering")
+
+    # ---- helpers shared by builder, verifier and interpreter -------------------------------
+    @classmethod
+    def diag(cls, message: str) -> str:
+        return f"'{cls.name}' op {message}"
+
+    @classmethod
+    def check_arity(cls, n: int) -> None:
+        if cls.num_operands is not None and n != cls.num_operands:
+            raise OpError(f"expected {cls.num_operands} operands, but got {n}")
+
+    @classmethod
+    def normalize_attrs(cls, attrs: dict) -> dict:
+        out = {}
+        for key, kind in cls.attributes.items():
+            if key in attrs:
+                out[key] = kind.normalize(attrs[key])
+            elif key in cls.defaults:
+                out[key] = cls.defaults[key]
+            else:
+                raise OpError(f"requires attribute '{key}'")
+        extra = set(attrs) - set(cls.attributes)
+        if extra:
+            raise OpError(f"got unknown attribute(s) {sorted(extra)}")
+        return out
+
+    @classmethod
+    def encode_attrs(cls, attrs: dict) -> dict:
+        return {k: cls.attributes[k].encode(v) for k, v in attrs.items()
+                if not (k in cls.defaults and cls.defaults[k] == v)}
+
+    @classmethod
+    def decode_attrs(cls, operation) -> dict:
+        named = operation.attributes
+        out = {}
+        for key, kind in cls.attributes.items():
+            if key in named:
+                try:
+                    out[key] = kind.decode_from(operation, key)
+                except (ValueError, TypeError):
+                    raise OpError(f"attribute '{key}' has the wrong kind: {named[key]}") from None
+            elif key in cls.defaults:
+                out[key] = cls.defaults[key]
+            else:
+                raise OpError(f"requires attribute '{key}'")
+        return out
+
+    @classmethod
+    def infer_list(cls, avals, attrs) -> list[ShapedArray]:
+        cls.check_arity(len(avals))
+        out = cls.infer(*avals, **attrs)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+    @classmethod
+    def evaluate_list(cls, arrays, attrs, out_avals) -> list[np.ndarray]:
+        out = cls.evaluate(*arrays, **attrs)
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        return [np.asarray(o).astype(a.dtype, copy=False).reshape(a.shape)
+                for o, a in zip(outs, out_avals)]
+
+
+class Linear:
+    """Mixin for ops linear in every operand (reshape, transpose, concatenate, ...): the
+    tangent is the op applied to the tangents (symbolic zeros instantiated)."""
+
+    @classmethod
+    def jvp(cls, b, primals, tangents, outs, **attrs):
+        ts = [b.instantiate(t, b.aval(p)) for t, p in zip(tangents, primals)]
+        return b.emit(cls, ts, **attrs)
+
+
+def lookup(name: str) -> type[Op] | None:
+    return REGISTRY.get(name)
+
+
+def by_method(method: str) -> type[Op] | None:
+    return _BY_METHOD.get(method)
+
+
+def weak_of(*avals: ShapedArray) -> bool:
+    """JAX's rule: a result is weakly typed when every operand is."""
+    return all(a.weak_type for a in avals) if avals else False
+
+
+def check_rank(cls_name_op, aval, dims, what="dimension"):
+    for d in dims:
+        if not 0 <= d < aval.ndim:
+            raise OpError(f"{what} {d} is out of range for rank {aval.ndim}")

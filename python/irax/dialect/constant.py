@@ -1,0 +1,64 @@
+"""Constants and index generators.
+
+    %c = "irax.constant"() {value = dense<1.0> : tensor<3xf32>} : () -> tensor<3xf32>
+    %i = "irax.iota"() {shape = array<i64: 2, 3>, dtype = i32, dimension = 1}
+           : () -> tensor<2x3xi32>
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+from irax.dialect import attrs as A
+from irax.dialect.base import Op, OpError
+
+
+class Constant(Op):
+    """A literal tensor. Non-differentiable (a constant has no tangent)."""
+
+    name = "irax.constant"
+    num_operands = 0
+    attributes = {"value": A.Dense}
+    differentiable = False
+
+    @classmethod
+    def infer(cls, *, value):
+        return ShapedArray(value.shape, value.dtype)
+
+    @classmethod
+    def evaluate(cls, *, value):
+        return value
+
+    @classmethod
+    def lower(cls, lb, *, value):
+        return lb.constant(value)
+
+
+class Iota(Op):
+    """Indices along one dimension of a new array (``lax.broadcasted_iota``)."""
+
+    name = "irax.iota"
+    num_operands = 0
+    attributes = {"shape": A.I64Array, "dtype": A.DType, "dimension": A.I64}
+    differentiable = False
+
+    @classmethod
+    def infer(cls, *, shape, dtype, dimension):
+        if not 0 <= dimension < len(shape):
+            raise OpError(f"iota dimension {dimension} is out of range for rank {len(shape)}")
+        if any(d < 0 for d in shape):
+            raise OpError(f"expected non-negative dimensions, got {list(shape)}")
+        if dtype.kind not in "iuf" and dtype.name != "bfloat16":
+            raise OpError(f"expected an integer or floating-point dtype, got {dtype}")
+        return ShapedArray(shape, dtype)
+
+    @classmethod
+    def evaluate(cls, *, shape, dtype, dimension):
+        idx = np.arange(shape[dimension]).reshape(
+            [-1 if i == dimension else 1 for i in range(len(shape))])
+        return np.broadcast_to(idx, shape).astype(dtype)
+
+    @classmethod
+    def lower(cls, lb, *, shape, dtype, dimension):
+        return lb.op("stablehlo.iota", [], iota_dimension=lb.i64(dimension))

@@ -1,0 +1,86 @@
+"""Function-level ops: calls and returns.
+
+    %r:2 = "irax.call"(%a, %b) {callee = @f} : (tensor<f32>, tensor<f32>) -> (tensor<f32>, ...)
+    "irax.return"(%r#0) : (tensor<f32>) -> ()      // terminator of irax region ops
+
+Result types of ``irax.call`` come from the callee's signature, which lives in the module:
+the class sets ``infers_results = False``, builders pass ``result_avals=``, and the verifier
+checks operand and result types against the callee (``verify_symbols``).
+"""
+
+from __future__ import annotations
+
+from irax.dialect import attrs as A
+from irax.dialect.base import Op, OpError
+
+
+class Call(Op):
+    """A call of a ``func.func`` of the same module; lowers to ``func.call``."""
+
+    name = "irax.call"
+    attributes = {"callee": A.Symbol}
+    infers_results = False
+
+    @classmethod
+    def infer(cls, *avals, callee):
+        raise OpError("result types of irax.call come from the callee")
+
+    @classmethod
+    def callee_of(cls, attrs) -> str:
+        return attrs["callee"]
+
+    @classmethod
+    def verify_symbols(cls, op, symbols) -> None:
+        """Checks operand and result types against the callee's signature."""
+        from irax.dialect import mlir
+
+        callee = cls.decode_attrs(op)["callee"]
+        fn = symbols.get(callee)
+        if fn is None:
+            raise OpError(f"'{callee}' does not reference a valid function")
+        ftype = mlir.ir().FunctionType(mlir.ir().TypeAttr(fn.attributes["function_type"]).value)
+        ins = [v.type for v in op.operands]
+        outs = [r.type for r in op.results]
+        if list(ftype.inputs) != ins:
+            raise OpError(f"operand types {_types(ins)} do not match the callee's inputs "
+                          f"{_types(ftype.inputs)}")
+        if list(ftype.results) != outs:
+            raise OpError(f"result types {_types(outs)} do not match the callee's results "
+                          f"{_types(ftype.results)}")
+
+    @classmethod
+    def evaluate(cls, *arrays, callee):
+        raise OpError("irax.call is evaluated by the interpreter, which knows the module")
+
+    @classmethod
+    def lower(cls, lb, *operands, callee):
+        from irax.dialect import mlir
+
+        ir = mlir.ir()
+        op = lb.create("func.call", operands, [lb.type(a) for a in lb.out_avals],
+                       {"callee": ir.FlatSymbolRefAttr.get(callee)})
+        return list(op.results)
+
+
+class Return(Op):
+    """Terminator of the regions of irax control-flow ops."""
+
+    name = "irax.return"
+    differentiable = True
+
+    @classmethod
+    def infer(cls, *avals):
+        return []
+
+    @classmethod
+    def evaluate(cls, *arrays):
+        return list(arrays)
+
+    @classmethod
+    def lower(cls, lb, *operands):
+        lb.create("stablehlo.return", operands, [])
+        return []
+
+
+def _types(ts) -> str:
+    return "(" + ", ".join(str(t) for t in ts) + ")"

@@ -1,0 +1,76 @@
+"""Helpers for ``func.func`` bodies: signatures, creation, cloning, symbol names.
+
+Transformation passes generate functions (``@f_jvp``, ``@f_vjp``) next to their callee;
+these helpers keep that code short and uniform.
+"""
+
+from __future__ import annotations
+
+from irax.core.abstract import ShapedArray
+from irax.dialect import mlir
+
+
+def symbol_name(op) -> str:
+    return mlir.ir().StringAttr(op.attributes["sym_name"]).value
+
+
+def symbol_table(module) -> dict:
+    return {symbol_name(op): op for op in module.body.operations
+            if "sym_name" in op.operation.attributes}
+
+
+def signature(fn) -> tuple[list[ShapedArray], list[ShapedArray]]:
+    ir = mlir.ir()
+    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+    return ([mlir.aval_of_type(t) for t in ftype.inputs],
+            [mlir.aval_of_type(t) for t in ftype.results])
+
+
+def unique_name(module, base: str) -> str:
+    taken = symbol_table(module)
+    if base not in taken:
+        return base
+    i = 1
+    while f"{base}_{i}" in taken:
+        i += 1
+    return f"{base}_{i}"
+
+
+def create_function(module, name: str, in_avals, private: bool = True, before=None):
+    """Creates an empty ``func.func`` with the given inputs (results set by ``finish``).
+    Returns ``(func_op, entry_block)``."""
+    ir = mlir.ir()
+    ftype = ir.FunctionType.get([mlir.to_ir_type(a) for a in in_avals], [])
+    attrs = {"sym_name": ir.StringAttr.get(name), "function_type": ir.TypeAttr.get(ftype)}
+    if private:
+        attrs["sym_visibility"] = ir.StringAttr.get("private")
+    ip = ir.InsertionPoint(before) if before is not None else ir.InsertionPoint(module.body)
+    with mlir.unknown_loc():
+        fn = ir.Operation.create("func.func", regions=1, attributes=attrs, ip=ip)
+        block = fn.regions[0].blocks.append(*[mlir.to_ir_type(a) for a in in_avals])
+    return fn, block
+
+
+def finish_function(fn, block, results) -> None:
+    """Appends ``func.return results`` and fixes the function type."""
+    ir = mlir.ir()
+    with mlir.unknown_loc():
+        ir.Operation.create("func.return", operands=list(results), ip=ir.InsertionPoint(block))
+    inputs = [a.type for a in block.arguments]
+    ftype = ir.FunctionType.get(inputs, [r.type for r in results])
+    fn.attributes["function_type"] = ir.TypeAttr.get(ftype)
+
+
+def clone_op(op, operands, ip):
+    """A copy of ``op`` with new operands, inserted at ``ip``.
+
+    Attributes are copied natively, never read into Python: the bindings abort the
+    process when they read a complex-valued dense attribute."""
+    new = op.operation.clone(ip=ip)
+    for i, v in enumerate(operands):
+        new.operands[i] = v
+    return new
+
+
+def body_ops(fn):
+    return list(fn.regions[0].blocks[0].operations)

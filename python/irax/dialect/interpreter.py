@@ -1,0 +1,71 @@
+"""The reference interpreter: evaluates irax functions on NumPy arrays.
+
+Each op is evaluated by its class's ``evaluate`` rule; ``irax.call`` and ``func.call``
+recurse into the callee. This is the semantics every compiled result is checked against.
+
+    >>> evaluate_function(module, "main", [np.ones(3, np.float32)])
+    [array([2., 2., 2.], dtype=float32)]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.dialect import mlir
+from irax.dialect.base import OpError, lookup
+from irax.errors import IRError
+
+
+class Interpreter:
+    def __init__(self, module):
+        ir = mlir.ir()
+        self.symbols = {}
+        for op in module.body.operations:
+            if "sym_name" in op.attributes:
+                self.symbols[ir.StringAttr(op.attributes["sym_name"]).value] = op
+
+    def call(self, name: str, args) -> list[np.ndarray]:
+        fn = self.symbols.get(name)
+        if fn is None:
+            raise IRError(f"no function @{name} in the module")
+        return self.run_region(fn.regions[0], list(args))
+
+    def run_region(self, region, args) -> list[np.ndarray]:
+        block = region.blocks[0]
+        env = {}
+        if len(block.arguments) != len(args):
+            raise IRError(f"expected {len(block.arguments)} arguments, got {len(args)}")
+        for a, v in zip(block.arguments, args):
+            aval = mlir.aval_of(a)
+            env[a] = np.asarray(v).astype(aval.dtype, copy=False).reshape(aval.shape)
+        for op in block.operations:
+            name = op.name
+            operands = [env[v] for v in op.operands]
+            if name in ("func.return", "irax.return"):
+                return operands
+            cls = lookup(name)
+            if name == "func.call" or (cls is not None and cls.callee_of is not None):
+                callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
+                outs = self.call(callee, operands)
+            else:
+                outs = self.run_op(op, operands, env)
+            for r, v in zip(op.results, outs):
+                env[r] = v
+        raise IRError("block has no terminator")
+
+    def run_op(self, op, operands, env):
+        cls = lookup(op.name)
+        if cls is None:
+            raise IRError(f"{op.location}: error: the interpreter cannot evaluate '{op.name}'")
+        try:
+            attrs = cls.decode_attrs(op)
+        except OpError as e:
+            raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
+        out_avals = [mlir.aval_of(r) for r in op.results]
+        if cls.num_regions:
+            return cls.evaluate_regions(self, op, operands, attrs, out_avals)
+        return cls.evaluate_list(operands, attrs, out_avals)
+
+
+def evaluate_function(module, name: str, args) -> list[np.ndarray]:
+    return Interpreter(module).call(name, args)

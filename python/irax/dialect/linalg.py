@@ -1,0 +1,160 @@
+"""Linear algebra: dot_general.
+
+    %z = "irax.dot_general"(%x, %y) {lhs_contracting_dimensions = array<i64: 1>,
+           rhs_contracting_dimensions = array<i64: 0>} : (tensor<2x3xf32>, tensor<3x4xf32>)
+           -> tensor<2x4xf32>
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core import dtypes
+from irax.core.abstract import ShapedArray
+from irax.dialect import attrs as A
+from irax.dialect.base import Op, OpError, weak_of
+from irax.dialect.shape import check_dims
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _free(rank: int, *used) -> list[int]:
+    taken = {d for dims in used for d in dims}
+    return [d for d in range(rank) if d not in taken]
+
+
+class DotGeneral(Op):
+    """General tensor contraction (StableHLO ``dot_general``).
+
+    Sums products over the paired ``*_contracting_dimensions``, maps the paired
+    ``*_batch_dimensions`` one to one, and keeps every other dimension. The result shape is
+    the batch dims, then the free lhs dims, then the free rhs dims. Operands have one
+    (non-boolean) dtype, which the result keeps; integers wrap.
+
+        %z = "irax.dot_general"(%x, %y) {lhs_batch_dimensions = array<i64: 0>,
+               rhs_batch_dimensions = array<i64: 0>, lhs_contracting_dimensions = array<i64: 2>,
+               rhs_contracting_dimensions = array<i64: 1>}
+               : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+    """
+
+    name = "irax.dot_general"
+    num_operands = 2
+    attributes = {"lhs_contracting_dimensions": A.I64Array,
+                  "rhs_contracting_dimensions": A.I64Array,
+                  "lhs_batch_dimensions": A.I64Array, "rhs_batch_dimensions": A.I64Array}
+    defaults = {"lhs_batch_dimensions": (), "rhs_batch_dimensions": ()}
+
+    @classmethod
+    def infer(cls, lhs, rhs, *, lhs_contracting_dimensions, rhs_contracting_dimensions,
+              lhs_batch_dimensions, rhs_batch_dimensions):
+        if lhs.dtype != rhs.dtype:
+            raise OpError(f"expected operands of the same dtype, but got {lhs.str_short()} and "
+                          f"{rhs.str_short()}")
+        if dtypes.is_bool(lhs.dtype):
+            raise OpError(f"expected numeric operands, but got {lhs.str_short()} and "
+                          f"{rhs.str_short()}")
+        lc, rc = lhs_contracting_dimensions, rhs_contracting_dimensions
+        l_batch, r_batch = lhs_batch_dimensions, rhs_batch_dimensions
+        check_dims((*l_batch, *lc), lhs.ndim, "lhs batch and contracting dimensions")
+        check_dims((*r_batch, *rc), rhs.ndim, "rhs batch and contracting dimensions")
+        cls._check_pairs(lhs, rhs, l_batch, r_batch, "batch")
+        cls._check_pairs(lhs, rhs, lc, rc, "contracting")
+        shape = ([lhs.shape[d] for d in l_batch]
+                 + [lhs.shape[d] for d in _free(lhs.ndim, l_batch, lc)]
+                 + [rhs.shape[d] for d in _free(rhs.ndim, r_batch, rc)])
+        return ShapedArray(shape, lhs.dtype, weak_of(lhs, rhs))
+
+    @classmethod
+    def _check_pairs(cls, lhs, rhs, l_dims, r_dims, what) -> None:
+        if len(l_dims) != len(r_dims):
+            raise OpError(f"expected the same number of lhs and rhs {what} dimensions, but got "
+                          f"{list(l_dims)} and {list(r_dims)}")
+        l_sizes = tuple(lhs.shape[d] for d in l_dims)
+        r_sizes = tuple(rhs.shape[d] for d in r_dims)
+        if l_sizes != r_sizes:
+            raise OpError(f"expected {what} dimensions to have the same size, but got "
+                          f"{l_sizes} and {r_sizes}")
+
+    @classmethod
+    def evaluate(cls, lhs, rhs, *, lhs_contracting_dimensions, rhs_contracting_dimensions,
+                 lhs_batch_dimensions, rhs_batch_dimensions):
+        lc, rc = lhs_contracting_dimensions, rhs_contracting_dimensions
+        l_batch, r_batch = lhs_batch_dimensions, rhs_batch_dimensions
+        letters = iter(_LETTERS)
+        l_sub = [""] * lhs.ndim
+        r_sub = [""] * rhs.ndim
+        for l_d, r_d in zip((*l_batch, *lc), (*r_batch, *rc)):
+            l_sub[l_d] = r_sub[r_d] = next(letters)
+        l_free, r_free = _free(lhs.ndim, l_batch, lc), _free(rhs.ndim, r_batch, rc)
+        for d in l_free:
+            l_sub[d] = next(letters)
+        for d in r_free:
+            r_sub[d] = next(letters)
+        out = "".join([l_sub[d] for d in l_batch] + [l_sub[d] for d in l_free]
+                      + [r_sub[d] for d in r_free])
+        spec = f"{''.join(l_sub)},{''.join(r_sub)}->{out}"
+        dtype = lhs.dtype
+        compute = (np.float32 if dtype.name in ("float16", "bfloat16") else
+                   np.uint64 if dtypes.is_unsigned(dtype) else
+                   np.int64 if dtypes.is_int(dtype) else dtype)
+        with np.errstate(all="ignore"):
+            r = np.einsum(spec, lhs.astype(compute), rhs.astype(compute), optimize=True)
+            return np.asarray(r).astype(dtype)
+
+    @classmethod
+    def lower(cls, lb, lhs, rhs, *, lhs_contracting_dimensions, rhs_contracting_dimensions,
+              lhs_batch_dimensions, rhs_batch_dimensions):
+        dn = (f"#stablehlo.dot<lhs_batching_dimensions = {list(lhs_batch_dimensions)}, "
+              f"rhs_batching_dimensions = {list(rhs_batch_dimensions)}, "
+              f"lhs_contracting_dimensions = {list(lhs_contracting_dimensions)}, "
+              f"rhs_contracting_dimensions = {list(rhs_contracting_dimensions)}>")
+        return lb.op("stablehlo.dot_general", [lhs, rhs], dot_dimension_numbers=lb.attr(dn))
+
+    @classmethod
+    def jvp(cls, b, primals, tangents, outs, **dims):
+        (x, y), (dx, dy) = primals, tangents
+        left = None if dx is None else b.dot_general(dx, y, **dims)
+        right = None if dy is None else b.dot_general(x, dy, **dims)
+        return b.add_any(left, right)
+
+    @classmethod
+    def transpose(cls, b, ct, lhs, rhs, *, lhs_contracting_dimensions,
+                  rhs_contracting_dimensions, lhs_batch_dimensions, rhs_batch_dimensions):
+        """Contracts ``ct`` with the other operand over its free dimensions, then permutes
+        the result into the linear operand's dimension order."""
+        lc, rc = lhs_contracting_dimensions, rhs_contracting_dimensions
+        lb_, rb_ = lhs_batch_dimensions, rhs_batch_dimensions
+        la, ra = b.aval(lhs), b.aval(rhs)
+        nb = len(lb_)
+        l_free, r_free = _free(la.ndim, lb_, lc), _free(ra.ndim, rb_, rc)
+        ct_l_free = tuple(range(nb, nb + len(l_free)))
+        ct_r_free = tuple(range(nb + len(l_free), nb + len(l_free) + len(r_free)))
+        batch = tuple(range(nb))
+        ct_lhs = ct_rhs = None
+        if b.is_linear(lhs):
+            t = b.dot_general(ct, rhs, lhs_contracting_dimensions=ct_r_free,
+                              rhs_contracting_dimensions=tuple(r_free),
+                              lhs_batch_dimensions=batch, rhs_batch_dimensions=tuple(rb_))
+            ct_lhs = _permute_into(b, t, la.ndim, lb_, l_free, lc, rc)
+        if b.is_linear(rhs):
+            t = b.dot_general(ct, lhs, lhs_contracting_dimensions=ct_l_free,
+                              rhs_contracting_dimensions=tuple(l_free),
+                              lhs_batch_dimensions=batch, rhs_batch_dimensions=tuple(lb_))
+            ct_rhs = _permute_into(b, t, ra.ndim, rb_, r_free, rc, lc)
+        return ct_lhs, ct_rhs
+
+
+def _permute_into(b, t, rank, batch, free, contracting, other_contracting):
+    """``t`` has dims [batch, free, contracting (ordered by the other operand's contracting
+    dims, ascending)]; returns it transposed into the operand's own dimension order."""
+    pos = {}
+    for i, d in enumerate(batch):
+        pos[d] = i
+    for j, d in enumerate(free):
+        pos[d] = len(batch) + j
+    for k, r in enumerate(sorted(other_contracting)):
+        pos[contracting[list(other_contracting).index(r)]] = len(batch) + len(free) + k
+    perm = tuple(pos[d] for d in range(rank))
+    if perm == tuple(range(rank)):
+        return t
+    return b.transpose(t, permutation=perm)

@@ -1,0 +1,109 @@
+"""The one MLIR context of the process, and conversions between irax and MLIR types.
+
+The IREE compiler package (which carries the MLIR Python bindings) is imported lazily, on
+first use, so ``import irax`` and running saved artifacts need only the IREE runtime.
+
+    >>> to_ir_type(ShapedArray((3,), np.float32))   # tensor<3xf32>
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+
+_state: dict = {}
+
+
+def ir():
+    """Returns the ``iree.compiler.ir`` module, importing it (and fixing lookups) once."""
+    mod = _state.get("ir")
+    if mod is None:
+        _install_dialect_stubs()
+        from iree.compiler import ir as mod
+
+        _state["ir"] = mod
+    return mod
+
+
+def _install_dialect_stubs() -> None:
+    # Op-class lookup imports iree.compiler.dialects.<namespace> and retries a failed import
+    # on every lookup (~20 us). Stub modules for namespaces without a Python module make the
+    # lookup a dictionary hit.
+    for ns in ("irax", "stablehlo", "chlo", "vhlo"):
+        name = f"iree.compiler.dialects.{ns}"
+        if name not in sys.modules:
+            sys.modules[name] = types.ModuleType(name)
+
+
+def context():
+    """The process-wide MLIR context (unregistered irax ops allowed)."""
+    ctx = _state.get("ctx")
+    if ctx is None:
+        mlir = ir()
+        ctx = mlir.Context()
+        ctx.allow_unregistered_dialects = True
+        _state["ctx"] = ctx
+        _state["loc"] = mlir.Location.unknown(ctx)
+        _state["types"] = {}
+        _state["avals"] = {}
+    return ctx
+
+
+def unknown_loc():
+    context()
+    return _state["loc"]
+
+
+def element_type(dtype: np.dtype):
+    """MLIR element type of a NumPy dtype (cached)."""
+    context()
+    cache = _state["types"]
+    t = cache.get(dtype)
+    if t is None:
+        from irax.core.dtypes import mlir_element_type
+
+        t = ir().Type.parse(mlir_element_type(np.dtype(dtype)), context())
+        cache[dtype] = t
+    return t
+
+
+def to_ir_type(aval: ShapedArray):
+    """``tensor<...>`` type of an abstract value (weak type is not part of IR types)."""
+    cache = _state.get("avals") if "ctx" in _state else None
+    if cache is None:
+        context()
+        cache = _state["avals"]
+    key = (aval.shape, aval.dtype)
+    t = cache.get(key)
+    if t is None:
+        mlir = ir()
+        with context(), unknown_loc():
+            t = mlir.RankedTensorType.get(list(aval.shape), element_type(aval.dtype))
+        cache[key] = t
+    return t
+
+
+def aval_of_type(t) -> ShapedArray:
+    """The abstract value of a ranked tensor type (scalars are rank-0 tensors)."""
+    cache = _state.setdefault("from_type", {})
+    a = cache.get(t)
+    if a is None:
+        from irax.core.dtypes import dtype_from_mlir
+
+        mlir = ir()
+        if t.typeid != mlir.RankedTensorType.static_typeid:
+            raise TypeError(f"expected a ranked tensor type, got {t}")
+        rt = mlir.RankedTensorType(t)
+        if not rt.has_static_shape:
+            raise TypeError(f"expected a statically shaped tensor type, got {t}")
+        a = ShapedArray(tuple(rt.shape), dtype_from_mlir(str(rt.element_type)))
+        cache[t] = a
+    return a
+
+
+def aval_of(value) -> ShapedArray:
+    return aval_of_type(value.type)

@@ -1,0 +1,377 @@
+"""Shape ops: broadcast, reshape, transpose, slice, concatenate, pad, reverse.
+
+Each op moves or copies elements without computing on them, so the result keeps the
+operand's dtype and weak type. Semantics and lowering follow StableHLO one to one.
+
+    %y = "irax.broadcast_in_dim"(%x) {shape = array<i64: 2, 3>,
+           broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<2x3xf32>
+    %t = "irax.transpose"(%y) {permutation = array<i64: 1, 0>}
+           : (tensor<2x3xf32>) -> tensor<3x2xf32>
+
+Indexing ops (dynamic_slice, dynamic_update_slice, gather) live in ``indexing.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+from irax.dialect import attrs as A
+from irax.dialect.base import Linear, Op, OpError, weak_of
+
+
+def check_dims(dims, rank: int, what: str) -> None:
+    """``dims`` are unique and in ``[0, rank)``."""
+    for d in dims:
+        if not 0 <= d < rank:
+            raise OpError(f"expected {what} to be in [0, {rank}), but got {list(dims)}")
+    if len(set(dims)) != len(dims):
+        raise OpError(f"expected {what} to be unique, but got {list(dims)}")
+
+
+def check_length(values, rank: int, what: str) -> None:
+    if len(values) != rank:
+        raise OpError(f"expected {what} to have {rank} entries (the operand rank), "
+                      f"but got {list(values)}")
+
+
+def like(x: ShapedArray, shape) -> ShapedArray:
+    """``x``'s dtype and weak type with a new shape."""
+    return ShapedArray(shape, x.dtype, x.weak_type)
+
+
+class BroadcastInDim(Linear, Op):
+    """Broadcasts ``x`` into ``shape``; operand dim ``i`` becomes result dim
+    ``broadcast_dimensions[i]`` (its size equals that result dim or is 1).
+
+        %y = "irax.broadcast_in_dim"(%x) {shape = array<i64: 2, 3>,
+               broadcast_dimensions = array<i64: 1>} : (tensor<3xf32>) -> tensor<2x3xf32>
+    """
+
+    name = "irax.broadcast_in_dim"
+    num_operands = 1
+    attributes = {"shape": A.I64Array, "broadcast_dimensions": A.I64Array}
+
+    @classmethod
+    def infer(cls, x, *, shape, broadcast_dimensions):
+        if any(d < 0 for d in shape):
+            raise OpError(f"expected non-negative result dimensions, but got {list(shape)}")
+        dims = broadcast_dimensions
+        check_length(dims, x.ndim, "broadcast_dimensions")
+        check_dims(dims, len(shape), "broadcast_dimensions")
+        for i, d in enumerate(dims):
+            if x.shape[i] not in (1, shape[d]):
+                raise OpError(f"expected operand dimension {i} of size {x.shape[i]} to be 1 or "
+                              f"{shape[d]} (result dimension {d})")
+        return like(x, shape)
+
+    @classmethod
+    def evaluate(cls, x, *, shape, broadcast_dimensions):
+        order = np.argsort(broadcast_dimensions, kind="stable")
+        xt = np.transpose(x, order)
+        sorted_dims = [broadcast_dimensions[i] for i in order]
+        expanded = [1] * len(shape)
+        for size, d in zip(xt.shape, sorted_dims):
+            expanded[d] = size
+        return np.broadcast_to(xt.reshape(expanded), shape)
+
+    @classmethod
+    def lower(cls, lb, x, *, shape, broadcast_dimensions):
+        return lb.op("stablehlo.broadcast_in_dim", [x],
+                     broadcast_dimensions=lb.i64s(broadcast_dimensions))
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, shape, broadcast_dimensions):
+        """Sums ``ct`` over the dimensions the broadcast created or expanded."""
+        xa = b.aval(x)
+        dims = broadcast_dimensions
+        summed = sorted({d for d in range(len(shape)) if d not in dims}
+                        | {d for i, d in enumerate(dims) if xa.shape[i] == 1 and shape[d] != 1})
+        if summed:
+            ct = b.reduce_sum(ct, axes=tuple(summed))
+        kept = [d for d in dims if d not in summed]
+        perm = tuple(sorted(kept).index(d) for d in kept)
+        if perm != tuple(range(len(perm))):
+            ct = b.transpose(ct, permutation=perm)
+        if b.aval(ct).shape != xa.shape:
+            ct = b.reshape(ct, new_sizes=xa.shape)
+        return (ct,)
+
+
+class Reshape(Linear, Op):
+    """Row-major reshape to ``new_sizes`` (same element count).
+
+        %y = "irax.reshape"(%x) {new_sizes = array<i64: 3, 2>}
+               : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    """
+
+    name = "irax.reshape"
+    num_operands = 1
+    attributes = {"new_sizes": A.I64Array}
+
+    @classmethod
+    def infer(cls, x, *, new_sizes):
+        if any(d < 0 for d in new_sizes):
+            raise OpError(f"expected non-negative sizes, but got {list(new_sizes)}")
+        if math.prod(new_sizes) != x.size:
+            raise OpError(f"expected new_sizes {list(new_sizes)} to have {x.size} elements "
+                          f"like the operand {x.str_short()}, but got {math.prod(new_sizes)}")
+        return like(x, new_sizes)
+
+    @classmethod
+    def evaluate(cls, x, *, new_sizes):
+        return np.reshape(x, new_sizes)
+
+    @classmethod
+    def lower(cls, lb, x, *, new_sizes):
+        return lb.op("stablehlo.reshape", [x])
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, new_sizes):
+        return (b.reshape(ct, new_sizes=b.aval(x).shape),)
+
+
+class Transpose(Linear, Op):
+    """Permutes dimensions: result dim ``i`` is operand dim ``permutation[i]``.
+
+        %y = "irax.transpose"(%x) {permutation = array<i64: 1, 0>}
+               : (tensor<2x3xf32>) -> tensor<3x2xf32>
+    """
+
+    name = "irax.transpose"
+    num_operands = 1
+    attributes = {"permutation": A.I64Array}
+
+    @classmethod
+    def infer(cls, x, *, permutation):
+        if sorted(permutation) != list(range(x.ndim)):
+            raise OpError(f"expected permutation to be a permutation of [0, {x.ndim}), "
+                          f"but got {list(permutation)}")
+        return like(x, [x.shape[p] for p in permutation])
+
+    @classmethod
+    def evaluate(cls, x, *, permutation):
+        return np.transpose(x, permutation)
+
+    @classmethod
+    def lower(cls, lb, x, *, permutation):
+        return lb.op("stablehlo.transpose", [x], permutation=lb.i64s(permutation))
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, permutation):
+        inverse = tuple(int(i) for i in np.argsort(permutation))
+        return (b.transpose(ct, permutation=inverse),)
+
+
+class Slice(Linear, Op):
+    """Static strided slice ``x[start:limit:stride, ...]`` (``0 <= start <= limit <= dim``).
+
+        %y = "irax.slice"(%x) {start_indices = array<i64: 1>, limit_indices = array<i64: 5>,
+               strides = array<i64: 2>} : (tensor<6xf32>) -> tensor<2xf32>
+    """
+
+    name = "irax.slice"
+    num_operands = 1
+    attributes = {"start_indices": A.I64Array, "limit_indices": A.I64Array,
+                  "strides": A.I64Array}
+
+    @classmethod
+    def infer(cls, x, *, start_indices, limit_indices, strides):
+        check_length(start_indices, x.ndim, "start_indices")
+        check_length(limit_indices, x.ndim, "limit_indices")
+        check_length(strides, x.ndim, "strides")
+        shape = []
+        for i, (lo, hi, st) in enumerate(zip(start_indices, limit_indices, strides)):
+            if not 0 <= lo <= hi <= x.shape[i]:
+                raise OpError(f"expected 0 <= start <= limit <= {x.shape[i]} in dimension {i}, "
+                              f"but got start {lo} and limit {hi}")
+            if st <= 0:
+                raise OpError(f"expected positive strides, but got {list(strides)}")
+            shape.append(-(-(hi - lo) // st))
+        return like(x, shape)
+
+    @classmethod
+    def evaluate(cls, x, *, start_indices, limit_indices, strides):
+        return x[tuple(slice(*s) for s in zip(start_indices, limit_indices, strides))]
+
+    @classmethod
+    def lower(cls, lb, x, *, start_indices, limit_indices, strides):
+        return lb.op("stablehlo.slice", [x], start_indices=lb.i64s(start_indices),
+                     limit_indices=lb.i64s(limit_indices), strides=lb.i64s(strides))
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, start_indices, limit_indices, strides):
+        """Scatters ``ct`` back into zeros: pads with ``start`` zeros below, ``stride - 1``
+        zeros between elements and whatever is left of the dimension above."""
+        dims, n = b.aval(x).shape, b.aval(ct).shape
+        ends = [lo + (k - 1) * st + 1 if k else lo for lo, k, st in zip(start_indices, n, strides)]
+        zero = b.zeros(ShapedArray((), b.aval(ct).dtype))
+        return (b.pad(ct, zero, edge_padding_low=start_indices,
+                      edge_padding_high=[d - e for d, e in zip(dims, ends)],
+                      interior_padding=[st - 1 for st in strides]),)
+
+
+class Concatenate(Linear, Op):
+    """Joins one or more operands of one dtype along ``dimension``.
+
+        %z = "irax.concatenate"(%x, %y) {dimension = 0 : i64}
+               : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+    """
+
+    name = "irax.concatenate"
+    num_operands = None
+    attributes = {"dimension": A.I64}
+
+    @classmethod
+    def infer(cls, *xs, dimension):
+        if not xs:
+            raise OpError("expected at least 1 operand, but got 0")
+        first = xs[0]
+        if not 0 <= dimension < first.ndim:
+            raise OpError(f"expected dimension to be in [0, {first.ndim}), but got {dimension}")
+        for x in xs[1:]:
+            same = [s for i, s in enumerate(x.shape) if i != dimension]
+            want = [s for i, s in enumerate(first.shape) if i != dimension]
+            if x.dtype != first.dtype or x.ndim != first.ndim or same != want:
+                raise OpError(f"expected operands of one dtype and equal shapes outside "
+                              f"dimension {dimension}, but got {first.str_short()} and "
+                              f"{x.str_short()}")
+        shape = list(first.shape)
+        shape[dimension] = sum(x.shape[dimension] for x in xs)
+        return ShapedArray(shape, first.dtype, weak_of(*xs))
+
+    @classmethod
+    def evaluate(cls, *xs, dimension):
+        return np.concatenate(xs, axis=dimension)
+
+    @classmethod
+    def lower(cls, lb, *xs, dimension):
+        return lb.op("stablehlo.concatenate", list(xs), dimension=lb.i64(dimension))
+
+    @classmethod
+    def transpose(cls, b, ct, *xs, dimension):
+        """Each linear operand's cotangent is its slice of ``ct`` along ``dimension``."""
+        starts, limits = [0] * b.aval(ct).ndim, list(b.aval(ct).shape)
+        cts = []
+        for x in xs:
+            limits[dimension] = starts[dimension] + b.aval(x).shape[dimension]
+            cts.append(b.slice(ct, start_indices=tuple(starts), limit_indices=tuple(limits),
+                               strides=(1,) * len(starts)) if b.is_linear(x) else None)
+            starts[dimension] = limits[dimension]
+        return tuple(cts)
+
+
+class Pad(Linear, Op):
+    """Pads with a rank-0 ``padding_value``: ``edge_padding_low/high`` elements at each end
+    (negative values crop) and ``interior_padding`` elements between neighbours.
+
+        %y = "irax.pad"(%x, %v) {edge_padding_low = array<i64: 1>,
+               edge_padding_high = array<i64: -1>, interior_padding = array<i64: 1>}
+               : (tensor<3xf32>, tensor<f32>) -> tensor<5xf32>
+    """
+
+    name = "irax.pad"
+    num_operands = 2
+    attributes = {"edge_padding_low": A.I64Array, "edge_padding_high": A.I64Array,
+                  "interior_padding": A.I64Array}
+
+    @classmethod
+    def infer(cls, x, padding_value, *, edge_padding_low, edge_padding_high, interior_padding):
+        if padding_value.shape != () or padding_value.dtype != x.dtype:
+            raise OpError(f"expected a rank-0 padding value of dtype {x.dtype}, but got "
+                          f"{padding_value.str_short()}")
+        check_length(edge_padding_low, x.ndim, "edge_padding_low")
+        check_length(edge_padding_high, x.ndim, "edge_padding_high")
+        check_length(interior_padding, x.ndim, "interior_padding")
+        if any(p < 0 for p in interior_padding):
+            raise OpError(f"expected non-negative interior_padding, but got "
+                          f"{list(interior_padding)}")
+        shape = [lo + hi + d + max(d - 1, 0) * mid for d, lo, hi, mid in
+                 zip(x.shape, edge_padding_low, edge_padding_high, interior_padding)]
+        if any(d < 0 for d in shape):
+            raise OpError(f"expected the padded shape to be non-negative, but got {shape}")
+        return ShapedArray(shape, x.dtype, weak_of(x, padding_value))
+
+    @classmethod
+    def evaluate(cls, x, padding_value, *, edge_padding_low, edge_padding_high,
+                 interior_padding):
+        # Interior padding first, then edges with non-negative amounts, then cropping.
+        full = [max(d - 1, 0) * (mid + 1) + min(d, 1) for d, mid in zip(x.shape, interior_padding)]
+        grown = [f + max(lo, 0) + max(hi, 0)
+                 for f, lo, hi in zip(full, edge_padding_low, edge_padding_high)]
+        out = np.full(grown, padding_value, dtype=x.dtype)
+        place = tuple(slice(max(lo, 0), max(lo, 0) + f, mid + 1)
+                      for lo, f, mid in zip(edge_padding_low, full, interior_padding))
+        out[place] = x
+        crop = tuple(slice(max(-lo, 0), g - max(-hi, 0))
+                     for lo, hi, g in zip(edge_padding_low, edge_padding_high, grown))
+        return out[crop]
+
+    @classmethod
+    def lower(cls, lb, x, padding_value, *, edge_padding_low, edge_padding_high,
+              interior_padding):
+        return lb.op("stablehlo.pad", [x, padding_value],
+                     edge_padding_low=lb.i64s(edge_padding_low),
+                     edge_padding_high=lb.i64s(edge_padding_high),
+                     interior_padding=lb.i64s(interior_padding))
+
+    @classmethod
+    def transpose(cls, b, ct, x, padding_value, *, edge_padding_low, edge_padding_high,
+                  interior_padding):
+        """Operand: undo the edges (a pad by their negation, which also restores cropped
+        elements as zeros), then keep every ``interior + 1``-th element. Padding value: what
+        of ``ct`` the operand did not take."""
+        ndim = len(interior_padding)
+        zero = b.zeros(ShapedArray((), b.aval(ct).dtype))
+        unpadded = b.pad(ct, zero, edge_padding_low=[-lo for lo in edge_padding_low],
+                         edge_padding_high=[-hi for hi in edge_padding_high],
+                         interior_padding=[0] * ndim)
+        ct_x = b.slice(unpadded, start_indices=[0] * ndim, limit_indices=b.aval(unpadded).shape,
+                       strides=[mid + 1 for mid in interior_padding])
+        if not b.is_linear(padding_value):
+            return ct_x, None
+        everything = tuple(range(ndim))
+        ct_v = b.sub(b.reduce_sum(ct, axes=everything), b.reduce_sum(ct_x, axes=everything))
+        return (ct_x if b.is_linear(x) else None), ct_v
+
+
+class Reverse(Linear, Op):
+    """Reverses the order of elements along ``dimensions``.
+
+        %y = "irax.reverse"(%x) {dimensions = array<i64: 0>} : (tensor<3xf32>) -> tensor<3xf32>
+    """
+
+    name = "irax.reverse"
+    num_operands = 1
+    attributes = {"dimensions": A.I64Array}
+
+    @classmethod
+    def infer(cls, x, *, dimensions):
+        check_dims(dimensions, x.ndim, "dimensions")
+        return x
+
+    @classmethod
+    def evaluate(cls, x, *, dimensions):
+        return np.flip(x, dimensions) if dimensions else x
+
+    @classmethod
+    def lower(cls, lb, x, *, dimensions):
+        return lb.op("stablehlo.reverse", [x], dimensions=lb.i64s(dimensions))
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, dimensions):
+        return (b.reverse(ct, dimensions=dimensions),)
+
+
+_INDEXING = ("DynamicSlice", "DynamicUpdateSlice", "Gather")
+
+
+def __getattr__(name: str):
+    # The indexing ops live in indexing.py; ``shape.Gather`` etc. stay valid spellings.
+    if name in _INDEXING:
+        from irax.dialect import indexing
+
+        return getattr(indexing, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

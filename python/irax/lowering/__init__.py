@@ -1,0 +1,1 @@
+"""irax -> StableHLO conversion (per-op rules live on the op classes)."""

@@ -1,0 +1,68 @@
+"""``LoweringBuilder``: what an op's ``lower`` rule uses to create StableHLO.
+
+    def lower(cls, lb, x, y):
+        return lb.op("stablehlo.add", [x, y])          # result type = the irax op's
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+from irax.dialect import mlir
+
+
+class LoweringBuilder:
+    #: set when a rule created a chlo op, so the driver legalizes chlo afterwards
+    used_chlo = False
+
+    def __init__(self, ip, loc, out_avals):
+        self.ip = ip
+        self.loc = loc
+        self.out_avals = out_avals
+
+    def type(self, aval: ShapedArray):
+        return mlir.to_ir_type(aval)
+
+    def attr(self, text: str):
+        return mlir.ir().Attribute.parse(text, mlir.context())
+
+    def i64s(self, values):
+        return mlir.ir().DenseI64ArrayAttr.get([int(v) for v in values], context=mlir.context())
+
+    def i64(self, value: int):
+        ir = mlir.ir()
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64, mlir.context()), int(value))
+
+    def create(self, name, operands, result_types, attributes=None, regions=0):
+        if name.startswith("chlo."):
+            LoweringBuilder.used_chlo = True
+        return mlir.ir().Operation.create(
+            name, results=list(result_types), operands=list(operands),
+            attributes=attributes or {}, regions=regions, loc=self.loc, ip=self.ip)
+
+    def op(self, name, operands, out=None, **attributes):
+        """One StableHLO op with one result. ``out``: an aval, an IR type, or None for the
+        irax op's (first) result type."""
+        if out is None:
+            out = self.out_avals[0]
+        t = self.type(out) if isinstance(out, ShapedArray) else out
+        return self.create(name, operands, [t], attributes).results[0]
+
+    def constant(self, value, dtype=None):
+        from irax.dialect.attrs import Dense
+
+        arr = np.asarray(value, dtype=dtype)
+        return self.create("stablehlo.constant", [], [self.type(ShapedArray(arr.shape, arr.dtype))],
+                           {"value": Dense.encode(arr)}).results[0]
+
+    def scalar_block(self, op, region_index: int, dtypes, n_args=2):
+        """Adds the entry block of a scalar reducer/comparator region; returns the block and a
+        builder positioned in it."""
+        ir = mlir.ir()
+        types = [self.type(ShapedArray((), d)) for d in dtypes]
+        block = op.regions[region_index].blocks.append(*(types * (n_args // len(types))))
+        return block, LoweringBuilder(ir.InsertionPoint(block), self.loc, [])
+
+    def ret(self, values):
+        self.create("stablehlo.return", values, [])

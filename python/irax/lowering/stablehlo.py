@@ -1,0 +1,89 @@
+"""Lowering of irax IR to StableHLO with MLIR's dialect-conversion driver.
+
+One conversion pattern per registered op class calls that class's ``lower`` rule; the
+driver replaces each irax op by the StableHLO values it returns. ``irax.call`` becomes
+``func.call``. The result is checked by the real MLIR/StableHLO verifiers.
+
+Before:
+    %0 = "irax.mul"(%arg0, %arg0) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+After:
+    %0 = stablehlo.multiply %arg0, %arg0 : tensor<3xf32>
+"""
+
+from __future__ import annotations
+
+from irax.dialect import mlir
+from irax.dialect.base import REGISTRY, OpError
+from irax.errors import IRError
+from irax.lowering.builder import LoweringBuilder
+
+_state: dict = {}
+
+
+def _identity_type(t):
+    return t
+
+
+def _pattern_for(op_cls):
+    def rewrite(op, adaptor, converter, rewriter):
+        with rewriter.ip, op.location:
+            out_avals = [mlir.aval_of(r) for r in op.results]
+            lb = LoweringBuilder(rewriter.ip, op.location, out_avals)
+            try:
+                attrs = op_cls.decode_attrs(op)
+                values = op_cls.lower(lb, *adaptor.operands, **attrs)
+            except OpError as e:
+                raise IRError(f"{op.location}: error: {op_cls.diag(str(e))}") from None
+            if not isinstance(values, (list, tuple)):
+                values = [values]
+            rewriter.replace_op(op, list(values))
+        return None
+
+    return rewrite
+
+
+def _patterns():
+    frozen = _state.get("patterns")
+    if frozen is None or _state.get("n") != len(REGISTRY):
+        from iree.compiler import rewrite
+
+        converter = rewrite.TypeConverter()
+        converter.add_conversion(_identity_type)
+        patterns = rewrite.RewritePatternSet()
+        for name, op_cls in REGISTRY.items():
+            patterns.add_conversion(name, _pattern_for(op_cls), converter)
+        frozen = patterns.freeze()
+        _state.update(patterns=frozen, converter=converter, n=len(REGISTRY))
+    return frozen
+
+
+def lower_module(module, legalize_chlo: bool = True) -> None:
+    """Converts every irax op of ``module`` (in place) to StableHLO and verifies the result."""
+    from iree.compiler import rewrite
+
+    ir = mlir.ir()
+    with mlir.context(), mlir.unknown_loc():
+        target = rewrite.ConversionTarget()
+        for dialect in ("stablehlo", "chlo", "func", "builtin"):
+            target.add_legal_dialect(dialect)
+        LoweringBuilder.used_chlo = False
+        try:
+            rewrite.apply_full_conversion(module.operation, target, _patterns())
+        except ir.MLIRError as e:
+            raise IRError(f"irax-lower-to-stablehlo failed: {_diagnostics(e)}") from None
+        if legalize_chlo and LoweringBuilder.used_chlo:
+            from iree.compiler import passmanager
+
+            passmanager.PassManager.parse(
+                "builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
+        try:
+            module.operation.verify()
+        except ir.MLIRError as e:
+            raise IRError(f"lowered StableHLO failed to verify: {_diagnostics(e)}") from None
+
+
+def _diagnostics(e) -> str:
+    diags = getattr(e, "error_diagnostics", None)
+    if not diags:
+        return str(e)
+    return "\n".join(f"{d.location}: {d.message}" for d in diags)

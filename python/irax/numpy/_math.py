@@ -1,0 +1,251 @@
+"""Transcendental and floating-point ufuncs (inexact promotion: ints and bool -> float32).
+
+    exp, exp2, expm1, log, log2, log10, log1p, sqrt, rsqrt, cbrt, sin, cos, tan, arcsin, ...,
+    logaddexp, logaddexp2, hypot, arctan2, copysign, real, imag, conj, isfinite, isnan, isinf
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core import dtypes
+from irax.core.trace import bind
+from irax.dialect import elementwise as E
+from irax.lax import _math as M
+from irax.lax._elementwise import conj_raw
+from irax.numpy import _util as U
+from irax.numpy._util import cmp, const, select
+
+_LN2 = float(np.log(2.0))
+
+
+def _is_complex(x) -> bool:
+    return dtypes.is_complex(U.aval_of(x).dtype)
+
+
+def _unary(name, raw, real_only=False, doc=""):
+    def fn(x, /):
+        (x,) = U.promote_args_inexact(name, x)
+        if _is_complex(x) and real_only:
+            raise U.dtype_error(name, U.aval_of(x).dtype, "floating")
+        return raw(x)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc or f"Elementwise ``{name}`` in the inexact promotion of ``x``."
+    return fn
+
+
+def _op(op_cls):
+    return lambda x: bind(op_cls, x)
+
+
+def _real_only(name, raw):
+    def fn(x):
+        if _is_complex(x):
+            raise NotImplementedError(f"irax.numpy.{name} does not support complex inputs yet")
+        return raw(x)
+
+    return fn
+
+
+def _log_base(base):
+    """``log(x) / log(base)`` (complex: per part); the constant is strong, as in JAX."""
+    def fn(x):
+        r = bind(E.Log, x)
+        if _is_complex(x):
+            ln = U.full_like(bind(E.Real, r), np.log(base), weak=False)
+            return bind(E.Complex, bind(E.Div, bind(E.Real, r), ln),
+                        bind(E.Div, bind(E.Imag, r), ln))
+        return bind(E.Div, r, U.full_like(x, np.log(base), weak=False))
+
+    return fn
+
+
+def _exp2(x):
+    return bind(E.Exp, bind(E.Mul, x, const(x, _LN2)))
+
+
+exp = _unary("exp", _op(E.Exp))
+exp2 = _unary("exp2", _exp2)
+expm1 = _unary("expm1", _op(E.Expm1))
+log = _unary("log", _op(E.Log))
+log2 = _unary("log2", _log_base(2.0))
+log10 = _unary("log10", _log_base(10.0))
+log1p = _unary("log1p", _op(E.Log1p))
+sqrt = _unary("sqrt", _op(E.Sqrt))
+rsqrt = _unary("rsqrt", _op(E.Rsqrt))
+cbrt = _unary("cbrt", _op(E.Cbrt), real_only=True)
+sin = _unary("sin", _op(E.Sin))
+cos = _unary("cos", _op(E.Cos))
+tan = _unary("tan", _op(E.Tan))
+tanh = _unary("tanh", _op(E.Tanh))
+arcsin = _unary("arcsin", _real_only("arcsin", M.asin_raw))
+arccos = _unary("arccos", _real_only("arccos", M.acos_raw))
+arctan = _unary("arctan", _real_only("arctan", M.atan_raw))
+sinh = _unary("sinh", _real_only("sinh", M.sinh_raw))
+cosh = _unary("cosh", _real_only("cosh", M.cosh_raw))
+arcsinh = _unary("arcsinh", _real_only("arcsinh", M.asinh_raw))
+arccosh = _unary("arccosh", _real_only("arccosh", M.acosh_raw))
+arctanh = _unary("arctanh", _real_only("arctanh", M.atanh_raw))
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = arcsinh, arccosh, arctanh
+
+
+def deg2rad(x, /):
+    (x,) = U.promote_args_inexact("deg2rad", x)
+    return bind(E.Mul, x, const(x, np.pi / 180))
+
+
+def rad2deg(x, /):
+    (x,) = U.promote_args_inexact("rad2deg", x)
+    return bind(E.Mul, x, const(x, 180 / np.pi))
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def arctan2(x1, x2, /):
+    x1, x2 = U.promote_args_inexact("arctan2", x1, x2)
+    if _is_complex(x1):
+        raise NotImplementedError("irax.numpy.arctan2 does not support complex inputs yet")
+    return bind(E.Atan2, x1, x2)
+
+
+atan2 = arctan2
+
+
+def _logaddexp(name, x1, x2, exp_fn, log1p_scale):
+    x1, x2 = U.promote_args_inexact(name, x1, x2)
+    if _is_complex(x1):
+        raise NotImplementedError(f"irax.numpy.{name} does not support complex inputs yet")
+    amax = bind(E.Max, x1, x2)
+    delta = bind(E.Sub, x1, x2)
+    tail = bind(E.Log1p, exp_fn(bind(E.Neg, bind(E.Abs, delta))))
+    if log1p_scale != 1.0:
+        tail = bind(E.Mul, tail, const(tail, log1p_scale))
+    return select(cmp(delta, delta, "NE"), bind(E.Add, x1, x2), bind(E.Add, amax, tail))
+
+
+def logaddexp(x1, x2, /):
+    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
+    return _logaddexp("logaddexp", x1, x2, lambda v: bind(E.Exp, v), 1.0)
+
+
+def logaddexp2(x1, x2, /):
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    return _logaddexp("logaddexp2", x1, x2, _exp2, 1 / _LN2)
+
+
+def hypot(x1, x2, /):
+    """``sqrt(x1**2 + x2**2)`` without intermediate overflow."""
+    x1, x2 = U.promote_args_inexact("hypot", x1, x2)
+    if _is_complex(x1):
+        raise ValueError("irax.numpy.hypot is not well defined for complex-valued inputs. "
+                         "Please convert to real values first, such as by using abs(x)")
+    a1, a2 = bind(E.Abs, x1), bind(E.Abs, x2)
+    # JAX's result is strongly typed unless the operands are weak scalars
+    inf = U.full_like(a1, np.inf, weak=U.aval_of(a1).ndim == 0)
+    any_inf = bind(E.Or, cmp(a1, inf, "EQ"), cmp(a2, inf, "EQ"))
+    hi, lo = bind(E.Max, a1, a2), bind(E.Min, a1, a2)
+    zero = cmp(hi, const(hi, 0), "EQ")
+    ratio = bind(E.Div, lo, select(zero, const(hi, 1), hi))
+    r = bind(E.Mul, hi, bind(E.Sqrt, bind(E.Add, const(hi, 1), bind(E.Mul, ratio, ratio))))
+    return select(any_inf, inf, select(zero, hi, r))
+
+
+def signbit(x, /):
+    """True where the sign bit is set (``-0.0`` included; the sign of NaN is not seen)."""
+    x = U.as_array("signbit", x)
+    dt = U.aval_of(x).dtype
+    if dtypes.is_unsigned(dt) or dtypes.is_bool(dt):
+        return U.full_like(x, False, np.bool_)
+    if dtypes.is_int(dt):
+        return cmp(x, const(x, 0), "LT")
+    if dtypes.is_complex(dt):
+        raise ValueError(f"irax.numpy.signbit is not well defined for {dt}")
+    zero = const(x, 0)
+    neg_zero = bind(E.And, cmp(x, zero, "EQ"), cmp(bind(E.Div, const(x, 1), x), zero, "LT"))
+    return bind(E.Or, cmp(x, zero, "LT"), neg_zero)
+
+
+def copysign(x1, x2, /):
+    x1, x2 = U.promote_args_inexact("copysign", x1, x2)
+    if _is_complex(x1):
+        raise TypeError("copysign does not support complex-valued inputs")
+    mag = bind(E.Abs, x1)
+    return select(signbit(x2), bind(E.Neg, mag), mag)
+
+
+# ---- complex parts ------------------------------------------------------------------------------
+def real(val, /):
+    x = U.as_array("real", val)
+    return bind(E.Real, x) if _is_complex(x) else x
+
+
+def imag(val, /):
+    x = U.as_array("imag", val)
+    return bind(E.Imag, x) if _is_complex(x) else U.full_like(x, 0, weak=U.aval_of(x).weak_type)
+
+
+def conjugate(x, /):
+    x = U.as_array("conjugate", x)
+    return conj_raw(x) if _is_complex(x) else x
+
+
+conj = conjugate
+
+
+def angle(z, deg: bool = False):
+    (z,) = U.promote_args_inexact("angle", z)
+    re, im = (bind(E.Real, z), bind(E.Imag, z)) if _is_complex(z) else (z, const(z, 0))
+    r = bind(E.Atan2, im, re)
+    return bind(E.Mul, r, const(r, 180 / np.pi)) if deg else r
+
+
+# ---- classification ---------------------------------------------------------------------------
+def _classify(name, float_fn, combine, empty_value):
+    def fn(x, /):
+        x = U.as_array(name, x)
+        dt = U.aval_of(x).dtype
+        if not dtypes.is_inexact(dt):
+            return U.full_like(x, empty_value, np.bool_)
+        if dtypes.is_complex(dt):
+            return bind(combine, float_fn(bind(E.Real, x)), float_fn(bind(E.Imag, x)))
+        return float_fn(x)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _isinf(x):
+    return cmp(bind(E.Abs, x), const(x, np.inf), "EQ")
+
+
+isfinite = _classify("isfinite", lambda x: bind(E.IsFinite, x), E.And, True)
+isnan = _classify("isnan", lambda x: cmp(x, x, "NE"), E.Or, False)
+isinf = _classify("isinf", _isinf, E.Or, False)
+
+
+def isposinf(x, /):
+    x = U.as_array("isposinf", x)
+    if not dtypes.is_float(U.aval_of(x).dtype):
+        return U.full_like(x, False, np.bool_)
+    return cmp(x, const(x, np.inf), "EQ")
+
+
+def isneginf(x, /):
+    x = U.as_array("isneginf", x)
+    if not dtypes.is_float(U.aval_of(x).dtype):
+        return U.full_like(x, False, np.bool_)
+    return cmp(x, const(x, -np.inf), "EQ")
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    x = U.as_array("nan_to_num", x)
+    dt = U.aval_of(x).dtype
+    if not dtypes.is_float(dt):
+        return x
+    info = dtypes.finfo(dt)
+    x = select(isnan(x), const(x, nan), x)
+    x = select(isposinf(x), const(x, info.max if posinf is None else posinf), x)
+    return select(isneginf(x), const(x, info.min if neginf is None else neginf), x)

@@ -1,0 +1,101 @@
+"""The compilation pipeline shared by ``jit``, ``Lowered.as_text`` and the command line.
+
+Stages (each the input of the next):
+    "irax"       the traced module: func.func of irax ops
+    "stablehlo"  after irax-lower-to-stablehlo: verified StableHLO
+Then IREE compiles the StableHLO module to a ``.vmfb`` (``runtime.compiler``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.dialect import mlir
+
+STAGES = ("irax", "stablehlo")
+
+
+def clone_module(module):
+    ir = mlir.ir()
+    with mlir.context():
+        return ir.Module.parse(module.operation.get_asm(binary=True), mlir.context())
+
+
+#: the pipeline that takes a traced module to StableHLO (later issues prepend passes)
+JIT_PIPELINE = "builtin.module(irax-autodiff, irax-lower-to-stablehlo)"
+
+
+def lower_to_stablehlo(module):
+    """A StableHLO copy of an irax module, made by ``JIT_PIPELINE``."""
+    from irax.passes import run_pipeline
+
+    out = clone_module(module)
+    run_pipeline(out, JIT_PIPELINE)
+    return out
+
+
+def module_at_stage(entry, stage: str):
+    if stage == "irax":
+        return entry.trace_module
+    if entry.lowered_module is None:
+        entry.lowered_module = lower_to_stablehlo(entry.trace_module)
+    return entry.lowered_module
+
+
+def compile_entry(entry, device, name: str) -> None:
+    from irax.runtime.compiler import compile_module, target_for_platform
+    from irax.runtime.executable import Executable
+
+    module = module_at_stage(entry, "stablehlo")
+    _mark_donations(module, entry)
+    vmfb = compile_module(module, target_for_platform(device.platform), name)
+    entry.executable = Executable(vmfb, device, [a.dtype for a in entry.out_avals])
+    entry.device = device
+
+
+def _mark_donations(module, entry) -> None:
+    """Aliases each donated argument with an unclaimed result of the same type
+    (``iree.abi.output``), so IREE writes that result into the argument's buffer."""
+    if not entry.donated:
+        return
+    ir = mlir.ir()
+    fn = module.body.operations[0]
+    with mlir.context():
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        results = list(ftype.results)
+        claimed = set()
+        attrs = []
+        for i, t in enumerate(ftype.inputs):
+            entries = {}
+            if i in entry.donated:
+                for j, rt in enumerate(results):
+                    if j not in claimed and rt == t:
+                        claimed.add(j)
+                        entries["iree.abi.output"] = ir.IntegerAttr.get(ir.IndexType.get(), j)
+                        break
+            attrs.append(ir.DictAttr.get(entries))
+        fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+
+
+def execute(entry, leaves):
+    from irax import tree_util
+    from irax.runtime.array import Array
+
+    device = entry.device
+    buffers = [_to_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
+    outs = entry.executable(buffers)
+    for i in entry.donated:
+        if isinstance(leaves[i], Array):
+            leaves[i].delete()
+    results = [Array._from_device(b, a, device) for b, a in zip(outs, entry.out_avals)]
+    return tree_util.tree_unflatten(entry.out_tree, results)
+
+
+def _to_buffer(x, aval, device):
+    from irax.runtime.array import Array
+    from irax.runtime.devices import runtime
+
+    if isinstance(x, Array):
+        return x._device_buffer(device)
+    data = np.asarray(x, dtype=aval.dtype, order="C")
+    return runtime().asdevicearray(device.hal, data)

@@ -1,0 +1,1 @@
+"""The only package that touches the IREE compiler and runtime."""

@@ -1,0 +1,232 @@
+"""``irax.Array``: an array on a device (an IREE buffer) or on the host (NumPy data).
+
+Data moves lazily: a jitted result stays on its device until the host reads it
+(``np.asarray``, ``repr``, ``.item()``), and a host array is copied to a device only when
+a compiled program needs it. Arrays are immutable.
+
+    >>> x = irax.numpy.arange(3.0)
+    >>> x + 1
+    Array([1., 2., 3.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+from irax.core.array_methods import ArrayMethods
+from irax.core.dtypes import short_name
+
+
+class Array(ArrayMethods):
+    __slots__ = ("aval", "_host", "_dev", "_device", "_deleted", "__weakref__")
+    __array_priority__ = 100
+
+    def __init__(self, *a, **k):
+        raise TypeError("irax.Array cannot be constructed directly; use irax.numpy.asarray")
+
+    @classmethod
+    def _from_host(cls, data: np.ndarray, aval: ShapedArray) -> Array:
+        self = object.__new__(cls)
+        self.aval = aval
+        self._host = data
+        self._dev = None
+        self._device = None
+        self._deleted = False
+        return self
+
+    @classmethod
+    def _from_device(cls, dev_array, aval: ShapedArray, device) -> Array:
+        self = object.__new__(cls)
+        self.aval = aval
+        self._host = None
+        self._dev = dev_array
+        self._device = device
+        self._deleted = False
+        return self
+
+    # ---- data movement ------------------------------------------------------------------
+    def _check_live(self) -> None:
+        if self._deleted:
+            raise RuntimeError("Array has been deleted (it was donated to a jitted function "
+                               "or deleted with .delete()).")
+
+    def _numpy(self) -> np.ndarray:
+        self._check_live()
+        if self._host is None:
+            mapped = np.asarray(self._dev.to_host())
+            if mapped.dtype != self.aval.dtype:
+                mapped = mapped.view(self.aval.dtype)
+            # On CPU, to_host() maps the device buffer without copying, and the mapping
+            # lives only as long as the IREE DeviceArray: the host view must keep it alive.
+            host = np.asarray(_KeepAlive(mapped.reshape(self.aval.shape), self._dev))
+            if host.dtype != self.aval.dtype:  # the interface spells bf16 and fp8 as raw 'V2'
+                host = host.view(self.aval.dtype)
+            host.flags.writeable = False
+            self._host = host
+        return self._host
+
+    def _device_buffer(self, device):
+        """The IREE device array of this value on ``device`` (copied there if needed)."""
+        self._check_live()
+        if self._dev is not None and self._device == device:
+            return self._dev
+        from irax.runtime.devices import runtime
+
+        data = np.asarray(self._numpy(), order="C")
+        dev = runtime().asdevicearray(device.hal, data)
+        if self._dev is None:
+            self._dev, self._device = dev, device
+        return dev
+
+    def block_until_ready(self) -> Array:
+        self._check_live()
+        return self
+
+    def copy_to_host_async(self) -> None:
+        self._numpy()
+
+    def delete(self) -> None:
+        self._host = None
+        self._dev = None
+        self._deleted = True
+
+    def is_deleted(self) -> bool:
+        return self._deleted
+
+    def devices(self) -> set:
+        return {self.device}
+
+    @property
+    def device(self):
+        if self._device is not None:
+            return self._device
+        from irax.runtime.devices import default_device
+
+        return default_device()
+
+    @property
+    def sharding(self):
+        return SingleDeviceSharding(self.device)
+
+    # ---- array protocol ----------------------------------------------------------------
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    @property
+    def nbytes(self) -> int:
+        return self.aval.size * self.aval.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self.aval.dtype.itemsize
+
+    def __array__(self, dtype=None, copy=None):
+        data = self._numpy()
+        if dtype is not None and np.dtype(dtype) != data.dtype:
+            return data.astype(dtype)
+        return data.copy() if copy else data
+
+    def __dlpack__(self, *args, **kwargs):
+        return np.array(self._numpy()).__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object")
+        return self.shape[0]
+
+    def __bool__(self) -> bool:
+        return bool(self._numpy())
+
+    def __int__(self) -> int:
+        return int(self._numpy())
+
+    def __float__(self) -> float:
+        return float(self._numpy())
+
+    def __complex__(self) -> complex:
+        return complex(self._numpy())
+
+    def __index__(self) -> int:
+        if self.dtype.kind not in "iub":
+            raise TypeError(f"only integer arrays can be used as an index, got {self.dtype}")
+        return int(self._numpy())
+
+    def item(self, *args):
+        return self._numpy().item(*args)
+
+    def tolist(self):
+        return self._numpy().tolist()
+
+    def __hash__(self):
+        raise TypeError("unhashable type: 'irax.Array'")
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self._numpy()[()], spec)
+        return format(str(self), spec)
+
+    def __str__(self) -> str:
+        return str(self._numpy())
+
+    def __repr__(self) -> str:
+        self._check_live()
+        data = self._numpy()
+        prefix = "Array("
+        body = np.array2string(data, separator=", ", prefix=prefix)
+        dt = short_name(self.dtype)
+        extra = ", weak_type=True" if self.weak_type else ""
+        return f"{prefix}{body}, dtype={dt}{extra})"
+
+    def __reduce__(self):
+        return (_rebuild, (np.array(self._numpy()), self.weak_type))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class _KeepAlive:
+    """An array interface whose owner (an IREE DeviceArray) outlives every NumPy view."""
+
+    __slots__ = ("__array_interface__", "_view", "_owner")
+
+    def __init__(self, view: np.ndarray, owner):
+        self._view = view
+        self._owner = owner
+        self.__array_interface__ = view.__array_interface__
+
+
+def _rebuild(data, weak):
+    return Array._from_host(data, ShapedArray(data.shape, data.dtype, weak))
+
+
+class SingleDeviceSharding:
+    def __init__(self, device):
+        self.device_set = {device}
+        self._device = device
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self._device!r})"

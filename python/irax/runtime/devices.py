@@ -1,0 +1,102 @@
+"""IREE devices as irax ``Device`` objects (``irax.devices()``, ``Array.devices()``).
+
+The IREE runtime is imported on first use. CPU devices use the ``local-task`` driver;
+``irax.config.update("jax_num_cpu_devices", N)`` creates N distinct local devices.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from irax.config import config
+
+_PLATFORM_DRIVERS = {"cpu": "local-task", "cuda": "cuda", "vulkan": "vulkan"}
+_state: dict = {}
+
+
+class Device:
+    """One device: a platform name, an id, and the IREE HAL device behind it."""
+
+    def __init__(self, platform: str, id: int, hal_device, driver_name: str):
+        self.platform = platform
+        self.id = id
+        self.hal = hal_device
+        self.driver = driver_name
+        self.device_kind = {"cpu": "cpu", "cuda": "gpu", "vulkan": "gpu"}.get(platform, platform)
+        self.process_index = 0
+
+    def __repr__(self) -> str:
+        kind = "CpuDevice" if self.platform == "cpu" else f"{self.platform.capitalize()}Device"
+        return f"{kind}(id={self.id})"
+
+    def __hash__(self):
+        return hash((self.platform, self.id))
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and (self.platform, self.id) == (other.platform, other.id)
+
+
+def runtime():
+    import iree.runtime as rt
+
+    return rt
+
+
+def instance():
+    inst = _state.get("instance")
+    if inst is None:
+        inst = _state["instance"] = runtime().VmInstance()
+    return inst
+
+
+def _available_platforms() -> list[str]:
+    requested = config.jax_platforms
+    if requested:
+        return [p.strip() for p in requested.split(",") if p.strip()]
+    return ["cpu"]
+
+
+@functools.cache
+def _driver(name: str):
+    return runtime().get_driver(name)
+
+
+def devices(backend: str | None = None) -> list[Device]:
+    """Devices of ``backend`` (default: the first available platform)."""
+    platform = backend or default_backend()
+    if platform not in _PLATFORM_DRIVERS:
+        raise RuntimeError(f"irax.devices: unknown backend {platform!r}; expected one of "
+                           f"{sorted(_PLATFORM_DRIVERS)}")
+    n = config.jax_num_cpu_devices if platform == "cpu" else None
+    key = (platform, n)
+    cached = _state.get(key)
+    if cached is not None:
+        return cached
+    drv_name = _PLATFORM_DRIVERS[platform]
+    try:
+        drv = _driver(drv_name)
+    except Exception as e:  # noqa: BLE001 - IREE raises plain exceptions for missing drivers
+        raise RuntimeError(f"irax.devices: backend {platform!r} is not available: {e}") from None
+    if platform == "cpu":
+        hal = [drv.create_default_device()] + [
+            drv.create_device_by_uri(drv_name) for _ in range(max(n, 1) - 1)]
+    else:
+        infos = drv.query_available_devices()
+        if not infos:
+            raise RuntimeError(f"irax.devices: no {platform} devices found")
+        hal = [drv.create_device(info["device_id"]) for info in infos]
+    out = [Device(platform, i, h, drv_name) for i, h in enumerate(hal)]
+    _state[key] = out
+    return out
+
+
+def default_backend() -> str:
+    return _available_platforms()[0]
+
+
+def default_device() -> Device:
+    return devices()[0]
+
+
+def device_count(backend: str | None = None) -> int:
+    return len(devices(backend))

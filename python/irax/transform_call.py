@@ -1,0 +1,169 @@
+"""How the Python API applies a transformation op to a traced function.
+
+``trace_callee`` records ``fun`` as a private ``func.func`` (a nested trace of the current
+one, or of a fresh module in eager mode); ``apply_transform`` then emits the
+transformation op on the arguments (plus the callee's captured outer values):
+
+- inside a trace (``jit``, or another transformation) the op is part of the enclosing
+  function and is expanded later by the pipeline;
+- in eager mode the op goes into a ``main`` wrapper that is expanded by ``irax-autodiff``
+  and run by the reference interpreter.
+
+A concrete trace (eager mode) also needs the op's values at once, for Python control flow
+on them: they are computed the same way, on a copy of the functions involved.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from irax import tree_util
+from irax.core.trace import _STACK, Trace, concrete_value
+from irax.core.tracer import Tracer
+
+EAGER_PIPELINE = "builtin.module(irax-autodiff)"
+
+
+@dataclass
+class Callee:
+    trace: Trace
+    in_tree: object
+    out_tree: object
+    in_avals: list
+    out_avals: list
+
+    @property
+    def name(self) -> str:
+        return self.trace.name
+
+    @property
+    def captures(self) -> list:
+        return self.trace.captures
+
+
+def leaf_aval_and_value(x):
+    """Abstract value (with weak type) and concrete NumPy value (or None) of a leaf."""
+    if isinstance(x, Tracer):
+        return x.aval, x._concrete
+    value, aval = concrete_value(x)
+    return aval, value
+
+
+def trace_callee(fun, leaves, in_tree, name: str, origin: str, module=None) -> Callee:
+    """Traces ``fun(*args, **kwargs)`` (given as flat leaves) into a private function of
+    the current trace's module (or of ``module``, or of a fresh one in eager mode)."""
+    parent = _STACK[-1] if _STACK else None
+    pairs = [leaf_aval_and_value(x) for x in leaves]
+    concrete = parent.concrete if parent is not None else True
+    with Trace(origin=origin, name=name, parent=parent, concrete=concrete,
+               private=True, module=module) as t:
+        tracers = [t.add_argument(a, v if concrete else None) for a, v in pairs]
+        args, kwargs = tree_util.tree_unflatten(in_tree, tracers)
+        out = fun(*args, **kwargs)
+        out_leaves, out_tree = tree_util.tree_flatten(out)
+        t.finish(out_leaves)
+    return Callee(t, in_tree, out_tree, [a for a, _ in pairs], list(t.out_avals))
+
+
+def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> list:
+    """Emits ``op_cls`` (callee + attrs) on ``operands``; returns the results (tracers
+    inside a trace, Arrays in eager mode).
+
+    ``operands`` may be a function of the callee's captured values (the extra inputs the
+    callee got for outer tracers), returning the full operand list."""
+    if callable(operands):
+        operands = operands(list(callee.captures))
+    operands = list(operands)
+    parent = callee.trace.parent
+    if parent is not None:
+        outs = parent.emit(op_cls, operands, dict(attrs, callee=callee.name),
+                           result_avals=result_avals)
+        if parent.concrete:
+            values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
+                                       dict(attrs, callee=callee.name))
+            for o, v in zip(outs, values):
+                o._concrete = v
+        return outs
+    values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
+                               dict(attrs, callee=callee.name))
+    from irax.runtime.array import Array
+
+    return [Array._from_host(v, a) for v, a in zip(values, result_avals)]
+
+
+def _evaluate_eagerly(module, op_cls, operands, result_avals, attrs) -> list[np.ndarray]:
+    """Runs one transformation op on concrete operands: a scratch module holding the
+    callee's functions and a ``main`` with the op, expanded and interpreted."""
+    from irax.dialect import funcs, mlir
+    from irax.dialect.interpreter import evaluate_function
+    from irax.passes import run_pipeline
+
+    pairs = [leaf_aval_and_value(x) for x in operands]
+    if any(v is None for _, v in pairs):
+        raise RuntimeError("irax: internal error: eager transformation of abstract values")
+    ir = mlir.ir()
+    with mlir.context(), mlir.unknown_loc():
+        scratch = ir.Module.create()
+        for fn in _reachable(module, attrs["callee"]):
+            fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
+        main, block = funcs.create_function(scratch, funcs.unique_name(scratch, "main"),
+                                            [a for a, _ in pairs], private=False)
+        from irax.dialect.builder import IRBuilder
+
+        results, _, _ = IRBuilder.at_end(block).emit(
+            op_cls, list(block.arguments), result_avals=result_avals, **attrs)
+        funcs.finish_function(main, block, results)
+        run_pipeline(scratch, EAGER_PIPELINE)
+        return evaluate_function(scratch, funcs.symbol_name(main), [v for _, v in pairs])
+
+
+def _reachable(module, name: str) -> list:
+    """Finished functions of ``module`` reachable from ``@name`` through symbol refs."""
+    from irax.dialect import funcs, mlir
+
+    ir = mlir.ir()
+    table = funcs.symbol_table(module)
+    seen, order, todo = set(), [], [name]
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in table:
+            continue
+        seen.add(n)
+        fn = table[n]
+        order.append(fn)
+
+        def visit(op):
+            todo.extend(_symbol_refs(op))
+            return ir.WalkResult.ADVANCE
+
+        fn.operation.walk(visit)
+    return order
+
+
+def _symbol_refs(op) -> list[str]:
+    """Function names an op references: its class's symbol attributes (``func.call``'s
+    callee too). Other attributes are never decoded."""
+    from irax.dialect import attrs as A
+    from irax.dialect.base import lookup
+
+    if op.name == "func.call":
+        return [A.Symbol.decode(op.attributes["callee"])]
+    cls = lookup(op.name)
+    if cls is None:
+        return []
+    named = op.attributes
+    return [A.Symbol.decode(named[k]) for k, kind in cls.attributes.items()
+            if kind is A.Symbol and k in named]
+
+
+def flatten_args(args, kwargs):
+    leaves, tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
+    return leaves, tree
+
+
+def zeros_for(x) -> np.ndarray:
+    """Host zeros shaped like a leaf or tracer (a zero tangent / cotangent)."""
+    aval = leaf_aval_and_value(x)[0]
+    return np.zeros(aval.shape, aval.dtype)

@@ -1,0 +1,159 @@
+"""One or more sample applications of every registered irax op: operands and attributes.
+
+The registry meta-test fails for an op without a sample here, so adding an op means
+adding its sample beside its tests.
+"""
+
+import ml_dtypes
+import numpy as np
+
+_r = np.random.default_rng(42)
+f32 = np.float32
+
+
+def _f(*shape, lo=-2.0, hi=2.0, dtype=f32):
+    return _r.uniform(lo, hi, shape).astype(dtype)
+
+
+def _i(*shape, lo=-9, hi=10, dtype=np.int32):
+    return _r.integers(lo, hi, shape).astype(dtype)
+
+
+def _b(*shape):
+    return _r.integers(0, 2, shape).astype(bool)
+
+
+_POS = dict(lo=0.1, hi=3.0)
+_UNIT = dict(lo=-0.9, hi=0.9)
+
+SAMPLES = {
+    # constant.py
+    "irax.constant": [((), dict(value=np.arange(6, dtype=f32).reshape(2, 3))),
+                      ((), dict(value=np.array(True)))],
+    "irax.iota": [((), dict(shape=(2, 3), dtype=np.int32, dimension=1)),
+                  ((), dict(shape=(4,), dtype=f32, dimension=0))],
+    # elementwise.py, unary
+    "irax.neg": [((_f(3),), {}), ((_i(4),), {})],
+    "irax.abs": [((_f(3),), {}), ((_i(4),), {})],
+    "irax.sign": [((np.array([-2.0, 0.0, 3.0], f32),), {}), ((_i(5),), {})],
+    "irax.floor": [((_f(4),), {})],
+    "irax.ceil": [((_f(4),), {})],
+    "irax.round_nearest_even": [((np.array([0.5, 1.5, 2.5, -0.5, -1.7], f32),), {})],
+    "irax.round_nearest_afz": [((np.array([0.5, 1.5, 2.5, -0.5, -1.7], f32),), {})],
+    "irax.exp": [((_f(3, 2),), {}), ((_f(3, dtype=ml_dtypes.bfloat16),), {})],
+    "irax.expm1": [((_f(3),), {})],
+    "irax.log": [((_f(3, **_POS),), {})],
+    "irax.log1p": [((_f(3, **_POS),), {})],
+    "irax.sin": [((_f(3),), {})],
+    "irax.cos": [((_f(3),), {})],
+    "irax.tan": [((_f(3, **_UNIT),), {})],
+    "irax.tanh": [((_f(3),), {})],
+    "irax.sqrt": [((_f(3, **_POS),), {})],
+    "irax.rsqrt": [((_f(3, **_POS),), {})],
+    "irax.cbrt": [((_f(3),), {})],
+    "irax.logistic": [((_f(3),), {})],
+    "irax.not": [((_b(4),), {}), ((_i(3),), {})],
+    "irax.is_finite": [((np.array([1.0, np.inf, -np.inf, np.nan], f32),), {})],
+    # elementwise.py, binary
+    "irax.add": [((_f(2, 3), _f(2, 3)), {}), ((_i(3), _i(3)), {})],
+    "irax.sub": [((_f(3), _f(3)), {})],
+    "irax.mul": [((_f(3), _f(3)), {}), ((_i(3), _i(3)), {})],
+    "irax.div": [((_f(3), _f(3, **_POS)), {}),
+                 ((np.array([7, -7, 7, -7, 5, 0], np.int32),
+                   np.array([2, 2, -2, -2, 0, 0], np.int32)), {})],
+    "irax.rem": [((_f(3), _f(3, **_POS)), {}),
+                 ((np.array([7, -7, 7, -7, 5], np.int32),
+                   np.array([2, 2, -2, -2, 0], np.int32)), {})],
+    "irax.pow": [((_f(3, **_POS), _f(3)), {})],
+    "irax.max": [((np.array([1.0, np.nan, 3.0], f32), np.array([2.0, 0.0, np.nan], f32)), {}),
+                 ((_i(3), _i(3)), {})],
+    "irax.min": [((np.array([1.0, np.nan, 3.0], f32), np.array([2.0, 0.0, 1.0], f32)), {})],
+    "irax.atan2": [((_f(4), _f(4)), {})],
+    "irax.and": [((_b(4), _b(4)), {}), ((_i(3), _i(3)), {})],
+    "irax.or": [((_b(4), _b(4)), {})],
+    "irax.xor": [((_i(3), _i(3)), {})],
+    "irax.shift_left": [((_i(4), np.array([0, 1, 31, 40], np.int32)), {})],
+    "irax.shift_right_arithmetic": [((np.array([-8, 8, -1, 5], np.int32),
+                                      np.array([1, 2, 40, 0], np.int32)), {})],
+    "irax.shift_right_logical": [((np.array([-8, 8, -1, 5], np.int32),
+                                   np.array([1, 2, 40, 0], np.int32)), {})],
+    "irax.compare": [((_f(4), _f(4)), dict(direction="LT")),
+                     ((np.array([1, 2, 3], np.uint32), np.array([3, 2, 1], np.uint32)),
+                      dict(direction="GE")),
+                     ((np.array([1.0, np.nan], f32), np.array([1.0, np.nan], f32)),
+                      dict(direction="NE"))],
+    "irax.select": [((_b(3), _f(3), _f(3)), {})],
+    "irax.stop_gradient": [((_f(3),), {})],
+    "irax.real": [((np.array([1 + 2j, -3j], np.complex64),), {})],
+    "irax.imag": [((np.array([1 + 2j, -3j], np.complex64),), {})],
+    "irax.complex": [((_f(3), _f(3)), {})],
+    "irax.convert": [((np.array([1.7, -1.7, 3e9, -3e9, np.nan, np.inf], f32),),
+                      dict(new_dtype=np.int32)),
+                     ((_i(3),), dict(new_dtype=f32)),
+                     ((np.array([0.0, 2.0], f32),), dict(new_dtype=np.bool_)),
+                     ((np.array([300, -1], np.int32),), dict(new_dtype=np.int8))],
+}
+
+#: ops tested elsewhere because they reference other functions (calls, transformations,
+#: custom rules: tests/autodiff, tests/lit) or terminate regions
+NO_SAMPLE = {"irax.call", "irax.return", "irax.jvp", "irax.vjp", "irax.grad",
+             "irax.value_and_grad", "irax.custom_jvp_call", "irax.custom_vjp_call",
+             "irax.checkpoint"}
+
+SAMPLES.update({
+    # shape.py
+    "irax.broadcast_in_dim": [((_f(3),), dict(shape=(2, 3), broadcast_dimensions=(1,))),
+                              ((_f(3, 1),), dict(shape=(3, 4, 2), broadcast_dimensions=(0, 2)))],
+    "irax.reshape": [((_f(2, 3),), dict(new_sizes=(3, 2))), ((_f(4),), dict(new_sizes=(2, 1, 2)))],
+    "irax.transpose": [((_f(2, 3, 4),), dict(permutation=(2, 0, 1)))],
+    "irax.slice": [((_f(5, 6),), dict(start_indices=(1, 0), limit_indices=(4, 6),
+                                      strides=(2, 3)))],
+    "irax.concatenate": [((_f(2, 3), _f(1, 3)), dict(dimension=0)),
+                         ((_i(2, 1), _i(2, 2), _i(2, 3)), dict(dimension=1))],
+    "irax.pad": [((_f(2, 3), np.array(9.0, f32)),
+                  dict(edge_padding_low=(1, -1), edge_padding_high=(0, 2),
+                       interior_padding=(1, 0)))],
+    "irax.reverse": [((_f(2, 3),), dict(dimensions=(1,)))],
+    "irax.dynamic_slice": [((_f(5, 4), np.array(3, np.int32), np.array(-1, np.int32)),
+                            dict(slice_sizes=(3, 2)))],
+    "irax.dynamic_update_slice": [((_f(5, 4), _f(2, 2), np.array(4, np.int32),
+                                    np.array(1, np.int32)), {})],
+    "irax.gather": [((_f(5, 3), np.array([[0], [4], [7], [-2]], np.int32)),
+                     dict(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,),
+                          slice_sizes=(1, 3), index_vector_dim=1))],
+    "irax.scatter_add": [
+        # duplicate and out-of-bounds starts (dropped windows)
+        ((_f(5, 3), np.array([[0], [4], [7], [-2], [4]], np.int32), _f(5, 3)),
+         dict(update_window_dims=(1,), inserted_window_dims=(0,),
+              scatter_dims_to_operand_dims=(0,), index_vector_dim=1)),
+        # an implicit index vector, a 2-d window, a partly out-of-bounds window
+        ((_f(4, 6), np.array([2, 5, -1], np.int32), _f(3, 4, 2)),
+         dict(update_window_dims=(1, 2), inserted_window_dims=(),
+              scatter_dims_to_operand_dims=(1,), index_vector_dim=1)),
+        # batching dims
+        ((_f(2, 5, 3), _i(2, 4, 1, lo=0, hi=5), _f(2, 4, 3)),
+         dict(update_window_dims=(2,), inserted_window_dims=(1,),
+              scatter_dims_to_operand_dims=(1,), index_vector_dim=2,
+              input_batching_dims=(0,), scatter_indices_batching_dims=(0,))),
+        ((_i(4), np.array([[1], [1], [3]], np.int32), _i(3)),
+         dict(update_window_dims=(), inserted_window_dims=(0,),
+              scatter_dims_to_operand_dims=(0,), index_vector_dim=1))],
+    # reduction.py
+    "irax.reduce_sum": [((_f(3, 4),), dict(axes=(1,))), ((_i(2, 3),), dict(axes=(0, 1)))],
+    "irax.reduce_max": [((np.array([[1.0, np.nan], [2.0, 3.0]], f32),), dict(axes=(1,)))],
+    "irax.reduce_min": [((_i(3, 4),), dict(axes=(0,)))],
+    "irax.reduce_prod": [((_f(3, 4, lo=0.5, hi=1.5),), dict(axes=(0, 1)))],
+    "irax.reduce_and": [((_b(3, 4),), dict(axes=(1,)))],
+    "irax.reduce_or": [((_b(3, 4),), dict(axes=(0,)))],
+    "irax.argmax": [((np.array([[1.0, 3.0, 3.0], [np.nan, 1.0, np.nan]], f32),),
+                     dict(axis=1, index_dtype=np.int32))],
+    "irax.argmin": [((_i(4, 3, lo=0, hi=3),), dict(axis=0, index_dtype=np.int32))],
+    # linalg.py
+    "irax.dot_general": [((_f(2, 3), _f(3, 4)),
+                          dict(lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(0,))),
+                         ((_f(5, 2, 3), _f(5, 3, 4)),
+                          dict(lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(1,),
+                               lhs_batch_dimensions=(0,), rhs_batch_dimensions=(0,))),
+                         ((_i(2, 3), _i(4, 3)),
+                          dict(lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(1,)))],
+})

@@ -1,0 +1,47 @@
+// RUN: irax-opt %s --split-input-file --verify-diagnostics
+
+func.func @mismatched_shapes(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'irax.add' op expected operands of the same shape and dtype, but got float32[3] and float32[4]}}
+  %0 = "irax.add"(%a, %b) : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @wrong_result_type(%a: tensor<3xf32>) -> tensor<3xf16> {
+  // expected-error @+1 {{'irax.sin' op inferred type(s) tensor<3xf32> are incompatible with result type(s) tensor<3xf16>}}
+  %0 = "irax.sin"(%a) : (tensor<3xf32>) -> tensor<3xf16>
+  return %0 : tensor<3xf16>
+}
+
+// -----
+
+func.func @int_sin(%a: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error @+1 {{'irax.sin' op expected floating-point or complex operands, but got int32[3]}}
+  %0 = "irax.sin"(%a) : (tensor<3xi32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @missing_attr(%a: tensor<3xf32>) -> tensor<3xi1> {
+  // expected-error @+1 {{'irax.compare' op requires attribute 'direction'}}
+  %0 = "irax.compare"(%a, %a) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  return %0 : tensor<3xi1>
+}
+
+// -----
+
+func.func @unknown_op(%a: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'irax.frobnicate' op is not a registered irax op}}
+  %0 = "irax.frobnicate"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @bad_callee(%a: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'irax.call' op 'nowhere' does not reference a valid function}}
+  %0 = "irax.call"(%a) {callee = @nowhere} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
