@@ -42,6 +42,7 @@ from irax.runtime.devices import (  # noqa: F401
     device_count,
     devices,
 )
+from irax.vmap_api import vmap  # noqa: F401
 
 __version__ = "0.1.0"
 

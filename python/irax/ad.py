@@ -38,7 +38,7 @@ def _origin(fun) -> str:
 
 def _symbol(fun) -> str:
     name = "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun))
-    return name or "fn"
+    return name.strip("_") or "fn"
 
 
 def _argnums_tuple(argnums, nargs: int, api: str):

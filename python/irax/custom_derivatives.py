@@ -33,7 +33,7 @@ def _name(fun) -> str:
 
 
 def _symbol(fun) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)) or "fn"
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)).strip("_") or "fn"
 
 
 def _no_captures(callee, api: str, fun) -> None:

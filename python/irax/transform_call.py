@@ -23,7 +23,7 @@ from irax import tree_util
 from irax.core.trace import _STACK, Trace, concrete_value
 from irax.core.tracer import Tracer
 
-EAGER_PIPELINE = "builtin.module(irax-autodiff)"
+EAGER_PIPELINE = "builtin.module(irax-expand-transforms)"
 
 
 @dataclass
@@ -51,12 +51,19 @@ def leaf_aval_and_value(x):
     return aval, value
 
 
-def trace_callee(fun, leaves, in_tree, name: str, origin: str, module=None) -> Callee:
+def trace_callee(fun, leaves, in_tree, name: str, origin: str, module=None,
+                 in_avals=None, concrete: bool | None = None) -> Callee:
     """Traces ``fun(*args, **kwargs)`` (given as flat leaves) into a private function of
-    the current trace's module (or of ``module``, or of a fresh one in eager mode)."""
+    the current trace's module (or of ``module``, or of a fresh one in eager mode).
+
+    ``in_avals`` overrides the leaves' abstract values (vmap traces per-example shapes);
+    ``concrete=False`` traces abstractly even in eager mode."""
     parent = _STACK[-1] if _STACK else None
     pairs = [leaf_aval_and_value(x) for x in leaves]
-    concrete = parent.concrete if parent is not None else True
+    if in_avals is not None:
+        pairs = [(a, None) for a in in_avals]
+    if concrete is None:
+        concrete = parent.concrete if parent is not None else True
     with Trace(origin=origin, name=name, parent=parent, concrete=concrete,
                private=True, module=module) as t:
         tracers = [t.add_argument(a, v if concrete else None) for a, v in pairs]

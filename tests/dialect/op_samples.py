@@ -98,7 +98,7 @@ SAMPLES = {
 #: custom rules: tests/autodiff, tests/lit) or terminate regions
 NO_SAMPLE = {"irax.call", "irax.return", "irax.jvp", "irax.vjp", "irax.grad",
              "irax.value_and_grad", "irax.custom_jvp_call", "irax.custom_vjp_call",
-             "irax.checkpoint"}
+             "irax.checkpoint", "irax.vmap"}
 
 SAMPLES.update({
     # shape.py

@@ -80,8 +80,7 @@ def test_products_in_one_jit():
     a, b = sample((2, 3), np.float32, rng), sample((3, 4), np.float32, rng)
 
     def f(a, b):
-        # (complex constants do not lower yet: the vdot of a + 1j stays eager-only)
-        outs = [c(jnp, a, b) for c in CASES if c is not CASES[11]]
+        outs = [c(jnp, a, b) for c in CASES]
         return outs + [jnp.matmul(jnp.stack([a, a]), b),
                        jnp.stack([a, a])[:, None] @ jnp.stack([b])]
 

@@ -27,25 +27,8 @@ def has_tangent(aval) -> bool:
     return dtypes.is_inexact(aval.dtype)
 
 
-class JVPContext:
-    """Memoizes generated functions per callee within one module."""
-
-    def __init__(self, module):
-        self.module = module
-        self.symbols = funcs.symbol_table(module)
-        self.cache: dict = {}
-
-    def callee(self, name: str):
-        fn = self.symbols.get(name)
-        if fn is None:
-            raise IRError(f"irax-autodiff: no function @{name}")
-        return fn
-
-    def add_symbol(self, fn):
-        self.symbols[funcs.symbol_name(fn)] = fn
-
-
-def jvp_function(ctx: JVPContext, name: str):
+def jvp_function(ctx, name: str):
+    """``ctx``: the expansion context (``passes.expand.ExpandContext``)."""
     """The name of ``@name_jvp`` (generated once per callee)."""
     key = ("jvp", name)
     if key in ctx.cache:

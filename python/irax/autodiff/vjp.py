@@ -17,14 +17,14 @@ cotangent are skipped.
 from __future__ import annotations
 
 from irax.autodiff.builder import ADBuilder, Lin
-from irax.autodiff.jvp import JVPContext, has_tangent, jvp_op
+from irax.autodiff.jvp import has_tangent, jvp_op
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
 from irax.errors import IRError
 
 
-def vjp_function(ctx: JVPContext, name: str, wrt: tuple[bool, ...],
+def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
                  ct_outputs: tuple[bool, ...]) -> str:
     """The name of the generated ``@name_vjp`` for inputs ``wrt`` and outputs
     ``ct_outputs`` (which receive cotangents)."""

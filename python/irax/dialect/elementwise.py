@@ -50,6 +50,15 @@ def _check_kind(aval: ShapedArray, kind: str) -> None:
         raise OpError(f"expected {kind} operands, but got {aval.str_short()}")
 
 
+def batch_elementwise(cls, b, args, dims, **attrs):
+    """Moves every operand's batch dimension to the first batched operand's position
+    (materializing it for unbatched operands); the result is batched there too."""
+    d = next(d for d in dims if d is not None)
+    xs = [b.matchaxis(x, xd, d) for x, xd in zip(args, dims)]
+    outs = b.emit(cls, xs, **attrs)
+    return outs, [d] * len(outs)
+
+
 class ElementwiseUnary(Op):
     """``y = f(x)`` elementwise. Members set ``lowers_to`` and ``evaluate``."""
 
@@ -78,6 +87,7 @@ class ElementwiseUnary(Op):
 
     #: ``derivative(b, x, y)``: dy/dx at ``x`` (``y = f(x)``), for the family's jvp
     derivative = None
+    batch = classmethod(batch_elementwise)
 
     @classmethod
     def jvp(cls, b, primals, tangents, outs):
@@ -112,6 +122,8 @@ class ElementwiseBinary(Op):
     @classmethod
     def lower(cls, lb, x, y):
         return lb.op(cls.lowers_to, [x, y])
+
+    batch = classmethod(batch_elementwise)
 
 
 # ---- unary math -----------------------------------------------------------------------------
@@ -488,6 +500,8 @@ class Compare(Op):
                      comparison_direction=lb.attr(f"#stablehlo<comparison_direction {direction}>"),
                      compare_type=lb.attr(f"#stablehlo<comparison_type {kind}>"))
 
+    batch = classmethod(batch_elementwise)
+
 
 class Select(Op):
     """``%r = "irax.select"(%pred, %on_true, %on_false)``; pred is i1 of the same shape."""
@@ -529,6 +543,24 @@ class Select(Op):
         zeros = b.zeros(b.aval(ct))
         return (None, b.select(p, ct, zeros) if b.is_linear(t) else None,
                 b.select(p, zeros, ct) if b.is_linear(f) else None)
+
+    @classmethod
+    def batch(cls, b, args, dims):
+        """A scalar (per-example) predicate stays scalar when unmapped, and is broadcast
+        to the branches' shape when mapped."""
+        p, t, f = args
+        pd, td, fd = dims
+        branch = t if td is not None or fd is None else f
+        bd = td if td is not None else fd
+        ex_shape = tuple(s for k, s in enumerate(b.aval(branch).shape) if k != bd)
+        p_scalar = b.aval(p).ndim - (pd is not None) == 0 and ex_shape != ()
+        if p_scalar and pd is None:
+            d = bd
+            return [b.select(p, b.matchaxis(t, td, d), b.matchaxis(f, fd, d))], [d]
+        if p_scalar:
+            p = b.broadcast_in_dim(p, shape=(b.axis_size, *ex_shape), broadcast_dimensions=(0,))
+            pd = 0
+        return batch_elementwise(cls, b, [p, t, f], [pd, td, fd])
 
 
 class Convert(Op):
@@ -578,6 +610,8 @@ class Convert(Op):
     def transpose(cls, b, ct, x, *, new_dtype, weak_type):
         src = b.aval(x)
         return (b.convert(ct, new_dtype=src.dtype, weak_type=src.weak_type),)
+
+    batch = classmethod(batch_elementwise)
 
 
 def _saturate(lb, x, converted, src, new_dtype):

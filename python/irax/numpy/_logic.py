@@ -179,6 +179,9 @@ def select_(condlist, choicelist, default=0):
     return out
 
 
+select_.__name__ = select_.__qualname__ = "select"
+
+
 def clip(arr=None, /, min=None, max=None):  # noqa: A002
     """``minimum(maximum(arr, min), max)``: ``max`` wins where ``min > max``; NaN propagates."""
     if arr is None:

@@ -31,47 +31,6 @@ class Autodiff(ModulePass):
     name = "irax-autodiff"
 
     def run(self, module) -> None:
-        from irax.autodiff.jvp import JVPContext
+        from irax.passes.expand import expand_module
 
-        ctx = JVPContext(module)
-        done: set = set()
-        for fn in list(module.body.operations):
-            if fn.operation.name == "func.func":
-                expand_function(ctx, fn, done)
-
-
-def expand_function(ctx, fn, done: set) -> None:
-    from irax.dialect import funcs
-    from irax.dialect.base import OpError, lookup
-    from irax.dialect.builder import IRBuilder
-    from irax.dialect.control import Call
-    from irax.dialect.transform import TransformOp
-    from irax.errors import IRError
-
-    name = funcs.symbol_name(fn)
-    if name in done:
-        return
-    done.add(name)
-    for op in funcs.body_ops(fn):
-        cls = lookup(op.name)
-        if cls is None or not issubclass(cls, TransformOp) or cls.expanded_by != Autodiff.name:
-            continue
-        attrs = cls.decode_attrs(op)
-        expand_function(ctx, ctx.callee(attrs["callee"]), done)
-        key = (cls.name, tuple(sorted(attrs.items())))
-        generated = ctx.cache.get(key)
-        if generated is None:
-            try:
-                generated = cls.expand(ctx, op, **attrs)
-            except OpError as e:
-                raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-            ctx.cache[key] = generated
-        b = IRBuilder.before(op)
-        from irax.dialect import mlir
-
-        results, _, _ = b.emit(Call, list(op.operands),
-                               result_avals=[mlir.aval_of(r) for r in op.results],
-                               callee=generated)
-        for old, new in zip(op.results, results):
-            old.replace_all_uses_with(new)
-        op.erase()
+        expand_module(module, frozenset({self.name}), self.name)

@@ -1,0 +1,93 @@
+"""Expansion of transformation ops, shared by irax-autodiff, irax-vectorize and
+irax-expand-transforms.
+
+Each transformation op (``irax.grad``, ``irax.vmap``, ...) names the pass that expands it
+(``expanded_by``). Functions are visited callee first, so a transformation always sees a
+callee free of pending transformations: innermost first, at any nesting depth and any mix
+of kinds. A pass that meets a callee still holding a transformation of another kind
+reports which pass to run first.
+
+Before:
+    %g = "irax.vmap"(%xs) {callee = @df, in_axes = array<i64: 0>, ...}
+    func.func private @df(%x) { %0 = "irax.grad"(%x) {callee = @f, ...} ... }
+After (irax-expand-transforms):
+    %g = "irax.call"(%xs) {callee = @df_vmap}   // @df_vmap batches @df's expanded body
+"""
+
+from __future__ import annotations
+
+from irax.dialect import funcs, mlir
+from irax.dialect.base import OpError, lookup
+from irax.dialect.builder import IRBuilder
+from irax.dialect.control import Call
+from irax.dialect.transform import TransformOp
+from irax.errors import IRError
+
+
+class ExpandContext:
+    """Symbol table and memoized generated functions of one module (for one pass run)."""
+
+    def __init__(self, module, kinds: frozenset[str]):
+        self.module = module
+        self.kinds = kinds
+        self.symbols = funcs.symbol_table(module)
+        self.cache: dict = {}
+        self.done: set = set()
+
+    def callee(self, name: str):
+        fn = self.symbols.get(name)
+        if fn is None:
+            raise IRError(f"no function @{name} in the module")
+        return fn
+
+    def add_symbol(self, fn) -> None:
+        self.symbols[funcs.symbol_name(fn)] = fn
+
+
+def expand_module(module, kinds: frozenset[str], pass_name: str) -> None:
+    ctx = ExpandContext(module, kinds)
+    for fn in list(module.body.operations):
+        if fn.operation.name == "func.func":
+            expand_function(ctx, fn, pass_name)
+
+
+def expand_function(ctx: ExpandContext, fn, pass_name: str) -> None:
+    name = funcs.symbol_name(fn)
+    if name in ctx.done:
+        return
+    ctx.done.add(name)
+    for op in funcs.body_ops(fn):
+        cls = lookup(op.name)
+        if cls is None or not issubclass(cls, TransformOp):
+            continue
+        if cls.expanded_by not in ctx.kinds:
+            continue
+        attrs = cls.decode_attrs(op)
+        callee = ctx.callee(attrs["callee"])
+        expand_function(ctx, callee, pass_name)
+        _check_no_pending(callee, pass_name, op)
+        key = (cls.name, tuple(sorted(attrs.items())))
+        generated = ctx.cache.get(key)
+        if generated is None:
+            try:
+                generated = cls.expand(ctx, op, **attrs)
+            except OpError as e:
+                raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
+            ctx.cache[key] = generated
+        b = IRBuilder.before(op)
+        results, _, _ = b.emit(Call, list(op.operands),
+                               result_avals=[mlir.aval_of(r) for r in op.results],
+                               callee=generated)
+        for old, new in zip(op.results, results):
+            old.replace_all_uses_with(new)
+        op.erase()
+
+
+def _check_no_pending(callee, pass_name: str, at) -> None:
+    for op in funcs.body_ops(callee):
+        cls = lookup(op.name)
+        if cls is not None and issubclass(cls, TransformOp):
+            raise IRError(
+                f"{at.location}: error: {pass_name}: @{funcs.symbol_name(callee)} contains "
+                f"'{op.name}', which {cls.expanded_by} must expand first (or run "
+                "irax-expand-transforms)")
