@@ -102,3 +102,27 @@ def test_vjp_is_the_transpose_of_jvp(name, k, x64):
     if not any(np.iscomplexobj(p) for p in primals):
         lhs = np.real(lhs)  # real inputs: the pairing is the real part
     np.testing.assert_allclose(lhs, rhs, rtol=1e-9, atol=1e-9)
+
+
+def test_every_differentiable_op_has_a_derivative_rule():
+    from irax.dialect.control import Call, Return
+    from irax.dialect.transform import TransformOp
+
+    missing = []
+    for name, cls in sorted(REGISTRY.items()):
+        if issubclass(cls, (TransformOp, Call, Return)) or not cls.differentiable:
+            continue  # expanded before differentiation / handled by the driver
+        if cls.jvp is None and cls.jvp_full is None:
+            missing.append(name)
+    assert not missing, f"differentiable ops without a jvp rule: {missing}"
+
+
+def test_linear_rules_have_transposes():
+    """Ops that jvp rules apply to tangents must be transposable (reverse mode)."""
+    for name in ("irax.add", "irax.sub", "irax.neg", "irax.mul", "irax.div", "irax.convert",
+                 "irax.select", "irax.broadcast_in_dim", "irax.reshape", "irax.transpose",
+                 "irax.reduce_sum", "irax.dot_general", "irax.slice", "irax.pad",
+                 "irax.concatenate", "irax.reverse", "irax.dynamic_slice",
+                 "irax.dynamic_update_slice", "irax.gather", "irax.scatter_add", "irax.real",
+                 "irax.imag", "irax.complex"):
+        assert REGISTRY[name].transpose is not None, name

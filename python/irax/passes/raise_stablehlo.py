@@ -1,0 +1,377 @@
+"""irax-raise-stablehlo: convert StableHLO (as ``jax.jit(f).lower(...).as_text()`` prints
+it) into irax ops, so that irax transformations apply to it and it lowers again.
+
+Each irax op class names the StableHLO op(s) it comes from (``raises_from``) and, where
+attributes need translating, reads them in a classmethod ``raise_attrs(op)``. This file is
+only the generic driver and the readers those hooks share:
+
+- ``raise_attrs(op)`` returns the irax op's attributes, ``None`` when the class does not
+  express this form of the op (several reductions raise from ``stablehlo.reduce``), or
+  raises ``OpError("with ... is not supported")`` for a form irax cannot express. A class
+  without the hook takes no attributes.
+- Operands pass through unchanged; an irax op that takes fewer operands than its StableHLO
+  form (a reduction without its init value) takes the leading ones, and its hook has checked
+  the rest.
+- The result types of the new op are inferred by its own rule and must equal the StableHLO
+  op's.
+
+chlo ops are first legalized with MLIR's ``chlo-legalize-to-stablehlo``. Frontend attributes
+(``mhlo.*`` on the module, ``jax.*``/``mhlo.*`` on arguments and results) are dropped. An op
+irax cannot express fails the pass with a located diagnostic per op, e.g.
+
+    loss.mlir:12:10: error: irax-raise-stablehlo: 'stablehlo.while' is not supported yet
+
+Before:
+    func.func public @main(%x: tensor<3xf32>) -> (tensor<f32> {jax.result_info = "result"}) {
+      %0 = stablehlo.sine %x : tensor<3xf32>
+      %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+      %1 = stablehlo.reduce(%0 init: %cst) applies stablehlo.add across dimensions = [0]
+             : (tensor<3xf32>, tensor<f32>) -> tensor<f32>
+      return %1 : tensor<f32>
+    }
+After:
+    func.func public @main(%x: tensor<3xf32>) -> tensor<f32> {
+      %0 = "irax.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+      %1 = "irax.reduce_sum"(%0) {axes = array<i64: 0>} : (tensor<3xf32>) -> tensor<f32>
+      return %1 : tensor<f32>
+    }
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from irax.passes.registry import ModulePass, register_pass
+
+PASS = "irax-raise-stablehlo"
+_state: dict = {}
+
+
+@register_pass
+class RaiseStableHLO(ModulePass):
+    """irax-raise-stablehlo: convert StableHLO and chlo ops into irax ops"""
+
+    name = PASS
+
+    def run(self, module) -> None:
+        import irax.dialect  # noqa: F401 - every op family registered
+        from irax.dialect.verifier import verify_module
+        from irax.errors import IRError
+
+        _legalize_chlo(module)
+        _drop_frontend_attributes(module)
+        diags = []
+        for fn in module.body.operations:
+            if fn.operation.name == "func.func":
+                diags += raise_function(fn)
+        if diags:
+            raise IRError("\n".join(diags))
+        verify_module(module)
+
+
+def needs_raising(module) -> bool:
+    """Whether ``module`` holds StableHLO or chlo ops."""
+    found = []
+
+    def visit(op):
+        if op.name.startswith(("stablehlo.", "chlo.")):
+            found.append(op)
+            return _walk().INTERRUPT
+        return _walk().ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
+
+
+def raise_function(fn) -> list[str]:
+    """Raises every StableHLO op of ``fn`` in place; returns the diagnostics of the ops that
+    cannot be raised. Ops are visited last to first, so a hook still sees the StableHLO
+    producers of its operands (a reduce's init constant) and dead ops are dropped."""
+    from irax.dialect.base import OpError
+
+    diags = []
+    for block in fn.regions[0].blocks:
+        for op in reversed(list(block.operations)):
+            op = op.operation
+            try:
+                _raise_op(op)
+            except OpError as e:
+                diags.append(f"{op.location}: error: {PASS}: '{op.name}' {e}")
+    return diags[::-1]
+
+
+def _raise_op(op) -> None:
+    from irax.dialect.base import OpError
+    from irax.dialect.builder import IRBuilder
+
+    if op.name.startswith("irax.") or op.name == "func.return":
+        return
+    if len(op.results) and not any(_used(r) for r in op.results) \
+            and op.name != "stablehlo.custom_call":
+        op.erase()  # dead code: nothing to raise
+        return
+    b = IRBuilder.before(op, loc=op.location)
+    try:
+        composite = _COMPOSITES.get(op.name)
+        values = composite(b, op) if composite else _raise_one(b, op)
+    except TypeError as e:  # a type irax has no abstract value for (dynamic shape, token)
+        raise OpError(f"is not supported: {e}") from None
+    for old, new in zip(op.results, values):
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def _used(value) -> bool:
+    return any(True for _ in value.uses)
+
+
+def _raise_one(b, op) -> list:
+    from irax.dialect import mlir
+    from irax.dialect.base import OpError
+
+    cls, attrs = _match(op)
+    operands = list(op.operands)
+    if cls.num_operands is not None:
+        operands = operands[:cls.num_operands]
+    stated = [mlir.aval_of(r) for r in op.results]
+    try:
+        attrs = cls.normalize_attrs(attrs)
+        if cls.infers_results:
+            inferred = cls.infer_list([mlir.aval_of(v) for v in operands], attrs)
+            if [a.strip_weak() for a in inferred] != stated:
+                raise OpError(f"inferred type(s) {_types(inferred)} differ from the result "
+                              f"type(s) {_types(stated)}")
+    except OpError as e:
+        raise OpError(f"cannot be expressed as '{cls.name}': {e}") from None
+    results, _, _ = b.emit(cls, operands, result_avals=stated, **attrs)
+    return results
+
+
+def _match(op):
+    """The irax op class that expresses ``op`` and its attributes."""
+    from irax.dialect.base import OpError
+
+    candidates = raisers().get(op.name)
+    if not candidates:
+        raise OpError("is not supported yet")
+    for cls in candidates:
+        hook = getattr(cls, "raise_attrs", None)
+        attrs = {} if hook is None else hook(op)
+        if attrs is not None:
+            return cls, attrs
+    raise OpError("is not supported in this form")
+
+
+def raisers() -> dict[str, list]:
+    """StableHLO op name -> the irax op classes that raise from it (from ``raises_from``)."""
+    from irax.dialect.base import REGISTRY
+
+    index = _state.get("raisers")
+    if index is None or _state.get("n") != len(REGISTRY):
+        index = {}
+        for cls in REGISTRY.values():
+            names = getattr(cls, "raises_from", None) or ()
+            for name in (names,) if isinstance(names, str) else names:
+                index.setdefault(name, []).append(cls)
+        _state.update(raisers=index, n=len(REGISTRY))
+    return index
+
+
+def _types(avals) -> str:
+    from irax.dialect import mlir
+
+    return ", ".join(str(mlir.to_ir_type(a)) for a in avals)
+
+
+# ---- StableHLO ops without an irax op of their own ------------------------------------------
+# Expressed with several irax ops (clamp) or forwarded (annotations that change no value).
+_IDENTITY_CUSTOM_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
+
+
+def _clamp(b, op):
+    lo, x, hi = op.operands
+    shape = b.aval(x).shape
+    lo, hi = (v if b.aval(v).shape == shape else
+              b.broadcast_in_dim(v, shape=shape, broadcast_dimensions=()) for v in (lo, hi))
+    return [b.min(b.max(x, lo), hi)]
+
+
+def _forward(b, op):
+    return list(op.operands)
+
+
+def _custom_call(b, op):
+    from irax.dialect import mlir
+    from irax.dialect.base import OpError
+
+    target = mlir.ir().StringAttr(op.attributes["call_target_name"]).value
+    same = [v.type for v in op.operands] == [r.type for r in op.results]
+    if target not in _IDENTITY_CUSTOM_CALLS or not same:
+        raise OpError(f"@{target} is not supported")
+    return list(op.operands)
+
+
+_COMPOSITES = {"stablehlo.clamp": _clamp, "stablehlo.optimization_barrier": _forward,
+               "stablehlo.custom_call": _custom_call}
+
+
+# ---- module preparation ------------------------------------------------------------------------
+def _legalize_chlo(module) -> None:
+    from iree.compiler import passmanager
+
+    from irax.dialect import mlir
+
+    chlo = []
+
+    def visit(op):
+        if op.name.startswith("chlo."):
+            chlo.append(op)
+            return _walk().INTERRUPT
+        return _walk().ADVANCE
+
+    module.operation.walk(visit)
+    if chlo:
+        with mlir.context():
+            passmanager.PassManager.parse(
+                "builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
+
+
+_FRONTEND = ("jax.", "mhlo.", "tf.")
+
+
+def _drop_frontend_attributes(module) -> None:
+    attrs = module.operation.attributes
+    for key in [k for k in _names(attrs) if k.startswith(_FRONTEND)]:
+        del attrs[key]
+    for fn in module.body.operations:
+        if fn.operation.name != "func.func":
+            continue
+        for key in ("arg_attrs", "res_attrs"):
+            if key in fn.attributes:
+                _filter_entries(fn.operation, key)
+
+
+def _filter_entries(fn, key: str) -> None:
+    ir = _ir()
+    dicts = []
+    for d in ir.ArrayAttr(fn.attributes[key]):
+        d = ir.DictAttr(d)
+        kept = {d[i].name: d[i].attr for i in range(len(d))
+                if not d[i].name.startswith(_FRONTEND)}
+        dicts.append(kept)
+    if any(dicts):
+        fn.attributes[key] = ir.ArrayAttr.get([ir.DictAttr.get(k) for k in dicts])
+    else:
+        del fn.attributes[key]
+
+
+def _names(attrs) -> list[str]:
+    return [attrs[i].name for i in range(len(attrs))]
+
+
+def _ir():
+    from irax.dialect import mlir
+
+    return mlir.ir()
+
+
+def _walk():
+    return _ir().WalkResult
+
+
+# ---- readers for the ``raise_attrs`` hooks ------------------------------------------------------
+def result_aval(op, i: int = 0):
+    from irax.dialect import mlir
+
+    return mlir.aval_of(op.results[i])
+
+
+def operand_aval(op, i: int = 0):
+    from irax.dialect import mlir
+
+    return mlir.aval_of(op.operands[i])
+
+
+def i64(op, name: str) -> int:
+    return _ir().IntegerAttr(op.attributes[name]).value
+
+
+def i64s(op, name: str) -> tuple[int, ...]:
+    """``array<i64: 1, 0>`` -> ``(1, 0)``."""
+    return tuple(_ir().DenseI64ArrayAttr(op.attributes[name]))
+
+
+def enum(op, name: str) -> str:
+    """``#stablehlo<comparison_direction LT>`` -> ``"LT"``."""
+    text = str(op.attributes[name])
+    return text[text.rindex(" ") + 1:text.rindex(">")]
+
+
+_FIELD = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|-?\d+)")
+
+
+def fields(op, name: str) -> dict:
+    """The integer fields of a StableHLO struct attribute (absent fields are absent):
+    ``#stablehlo.gather<offset_dims = [1], index_vector_dim = 1>`` ->
+    ``{"offset_dims": (1,), "index_vector_dim": 1}``."""
+    out = {}
+    for key, value in _FIELD.findall(str(op.attributes[name])):
+        if value.startswith("["):
+            out[key] = tuple(int(v) for v in re.findall(r"-?\d+", value))
+        else:
+            out[key] = int(value)
+    return out
+
+
+def reducer(op, region: int = 0) -> str | None:
+    """The name of the op a region applies to its two scalar arguments (``stablehlo.add``
+    for a sum), or None for any other region."""
+    blocks = list(op.regions[region].blocks)
+    if len(blocks) != 1 or len(blocks[0].arguments) != 2:
+        return None
+    ops = [o.operation for o in blocks[0].operations]
+    if len(ops) != 2 or ops[1].name != "stablehlo.return" or len(ops[0].operands) != 2:
+        return None
+    args, (combine, ret) = list(blocks[0].arguments), ops
+    if set(combine.operands) != set(args) or list(ret.operands) != [combine.results[0]]:
+        return None
+    return combine.name
+
+
+def dense_value(op, name: str = "value") -> np.ndarray:
+    """A dense attribute as a NumPy array. Complex values are read from the op's text:
+    reading them through the bindings fails (or aborts the process)."""
+    from irax.dialect import attrs
+
+    aval = result_aval(op)
+    if aval.dtype.kind != "c":
+        return attrs.Dense.decode(op.attributes[name])
+    text = op.get_asm(print_generic_op_form=True)
+    start = text.index(f"{name} = dense<") + len(f"{name} = dense<")
+    body = text[start:text.index("> : tensor<", start)]
+    if body.startswith('"0x'):  # a large constant prints as the hex of its raw bytes
+        data = bytes.fromhex(body[3:-1])
+        return np.frombuffer(data, aval.dtype).reshape(aval.shape).copy()
+    return attrs._parse_dense_text(f"dense<{body}> : x", aval.shape, aval.dtype)
+
+
+def constant_value(value) -> np.ndarray | None:
+    """The value of a constant operand (a StableHLO or irax constant, possibly broadcast
+    from a scalar), or None when it is not a constant."""
+    ir = _ir()
+    if not isinstance(value, ir.OpResult):
+        return None
+    op = value.owner.operation
+    if op.name == "stablehlo.constant":
+        return dense_value(op)
+    if op.name == "irax.constant":
+        from irax.dialect.constant import Constant
+
+        return Constant.decode_attrs(op)["value"]
+    if op.name == "stablehlo.broadcast_in_dim":
+        inner = constant_value(op.operands[0])
+        if inner is not None and inner.size == 1:
+            return np.broadcast_to(inner.reshape(()), result_aval(op).shape)
+    return None
