@@ -297,22 +297,54 @@ def linearize(fun: Callable, *primals):
 
 
 # ---- Jacobians and Hessians -------------------------------------------------------------------
-def _std_basis_rows(avals):
-    """Yields, for each scalar position k of the flattened inputs, a list of one-hot leaves."""
-    for which, a in enumerate(avals):
-        for k in range(a.size):
-            leaves = [np.zeros(b.shape, b.dtype) for b in avals]
-            flat = leaves[which].reshape(-1)
-            flat[k] = 1
-            yield leaves
+def _std_basis(avals):
+    """One-hot rows for the flattened elements of ``avals``: one leaf per aval, each of
+    shape ``(N, *aval.shape)`` with N the total number of elements."""
+    import irax.numpy as jnp
+
+    sizes = [a.size for a in avals]
+    n = sum(sizes)
+    dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
+    eye = np.eye(n, dtype=dtype)
+    out, start = [], 0
+    for a, k in zip(avals, sizes):
+        out.append(jnp.asarray(eye[:, start:start + k].reshape((n, *a.shape)).astype(a.dtype)))
+        start += k
+    return out
+
+
+def _split_rows(jnp, x, sizes, leading_shape, avals, axis_last: bool):
+    """Splits the flattened-element axis of ``x`` into one block per aval."""
+    blocks, start = [], 0
+    for a, k in zip(avals, sizes):
+        if axis_last:
+            part = x[..., start:start + k]
+            blocks.append(jnp.reshape(part, leading_shape + a.shape))
+        else:
+            part = x[start:start + k]
+            blocks.append(jnp.reshape(part, a.shape + leading_shape))
+        start += k
+    return blocks
+
+
+def _partial_in(fun, args, nums):
+    def partial_fun(*w):
+        full = list(args)
+        for i, v in zip(nums, w):
+            full[i] = v
+        return fun(*full)
+
+    return partial_fun
 
 
 def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False) -> Callable:
-    """Jacobian by forward mode: one JVP per input element (``jax.jacfwd``)."""
+    """Jacobian by forward mode: ``vmap`` of ``jvp`` over the standard basis of the inputs
+    (``jax.jacfwd``)."""
 
     def jacfun(*args):
         import irax.numpy as jnp
+        from irax.vmap_api import vmap
 
         single, nums = _argnums_tuple(argnums, len(args), "jacfwd")
         wrt = tuple(args[i] for i in nums)
@@ -320,37 +352,23 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         w_avals = [leaf_aval_and_value(x)[0] for x in w_leaves]
         for a in w_avals:
             _check_input_dtype(a, holomorphic, False, "jacfwd")
+        partial_fun = _partial_in(fun, args, nums)
 
-        def partial_fun(*w):
-            full = list(args)
-            for i, v in zip(nums, w):
-                full[i] = v
-            return fun(*full)
+        def pushfwd(*basis_leaves):
+            tangents = tree_util.tree_unflatten(w_tree, list(basis_leaves))
+            return jvp(partial_fun, wrt, tangents, has_aux=has_aux)
 
-        columns, out, aux = [], None, None
-        for basis in _std_basis_rows(w_avals):
-            tangents = tree_util.tree_unflatten(w_tree, basis)
-            res = jvp(partial_fun, wrt, tangents, has_aux=has_aux)
-            out, dout = res[0], res[1]
-            aux = res[2] if has_aux else None
-            columns.append(tree_util.tree_leaves(dout))
-        if out is None:  # no input elements
-            out = partial_fun(*wrt)
-            if has_aux:
-                out, aux = out
+        basis = _std_basis(w_avals)
+        out_axes = (None, -1, None) if has_aux else (None, -1)
+        res = vmap(pushfwd, out_axes=out_axes)(*basis)
+        out, jac_flat = res[0], res[1]
+        aux = res[2] if has_aux else None
+        sizes = [a.size for a in w_avals]
         o_leaves, o_tree = tree_util.tree_flatten(out)
+        j_leaves = tree_util.tree_leaves(jac_flat)
         jac = []
-        for j, o in enumerate(o_leaves):
-            blocks, start = [], 0
-            for a in w_avals:
-                cols = [c[j] for c in columns[start:start + a.size]]
-                start += a.size
-                oshape = tuple(np.shape(o))
-                if cols:
-                    block = jnp.stack([jnp.reshape(c, (-1,)) for c in cols], axis=-1)
-                else:
-                    block = jnp.zeros((int(np.prod(oshape)), 0), jnp.result_type(o))
-                blocks.append(jnp.reshape(block, oshape + a.shape))
+        for o, jl in zip(o_leaves, j_leaves):
+            blocks = _split_rows(jnp, jl, sizes, tuple(np.shape(o)), w_avals, axis_last=True)
             per_input = tree_util.tree_unflatten(w_tree, blocks)
             jac.append(per_input[0] if single else per_input)
         result = tree_util.tree_unflatten(o_tree, jac)
@@ -361,10 +379,12 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
 def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False,
            holomorphic: bool = False, allow_int: bool = False) -> Callable:
-    """Jacobian by reverse mode: one VJP per output element (``jax.jacrev``)."""
+    """Jacobian by reverse mode: ``vmap`` of the VJP over the standard basis of the outputs
+    (``jax.jacrev``)."""
 
     def jacfun(*args):
         import irax.numpy as jnp
+        from irax.vmap_api import vmap
 
         single, nums = _argnums_tuple(argnums, len(args), "jacrev")
         wrt = tuple(args[i] for i in nums)
@@ -372,33 +392,23 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         w_avals = [leaf_aval_and_value(x)[0] for x in w_leaves]
         for a in w_avals:
             _check_input_dtype(a, holomorphic, allow_int, "jacrev")
-
-        def partial_fun(*w):
-            full = list(args)
-            for i, v in zip(nums, w):
-                full[i] = v
-            return fun(*full)
-
-        res = vjp(partial_fun, *wrt, has_aux=has_aux)
+        res = vjp(_partial_in(fun, args, nums), *wrt, has_aux=has_aux)
         out, pullback = res[0], res[1]
         aux = res[2] if has_aux else None
         o_leaves, o_tree = tree_util.tree_flatten(out)
         o_avals = [leaf_aval_and_value(x)[0] for x in o_leaves]
-        rows = []
-        for basis in _std_basis_rows(o_avals):
-            rows.append(tree_util.tree_leaves(pullback(tree_util.tree_unflatten(o_tree, basis))))
+
+        def pull(*basis_leaves):
+            return pullback(tree_util.tree_unflatten(o_tree, list(basis_leaves)))
+
+        rows = tree_util.tree_leaves(vmap(pull)(*_std_basis(o_avals)))
+        sizes = [a.size for a in o_avals]
+        per_output = [[] for _ in o_avals]
+        for r, w in zip(rows, w_avals):
+            for j, block in enumerate(_split_rows(jnp, r, sizes, w.shape, o_avals, False)):
+                per_output[j].append(block)
         jac = []
-        start = 0
-        for a in o_avals:
-            blocks = []
-            for k, w in enumerate(w_avals):
-                r = [row[k] for row in rows[start:start + a.size]]
-                if r:
-                    block = jnp.stack([jnp.reshape(x, (-1,)) for x in r], axis=0)
-                else:
-                    block = jnp.zeros((0, w.size), w.dtype)
-                blocks.append(jnp.reshape(block, a.shape + w.shape))
-            start += a.size
+        for blocks in per_output:
             per_input = tree_util.tree_unflatten(w_tree, blocks)
             jac.append(per_input[0] if single else per_input)
         result = tree_util.tree_unflatten(o_tree, jac)

@@ -22,7 +22,7 @@ def clone_module(module):
 
 
 #: the pipeline that takes a traced module to StableHLO (later issues prepend passes)
-JIT_PIPELINE = "builtin.module(irax-expand-transforms, irax-lower-to-stablehlo)"
+JIT_PIPELINE = "builtin.module(irax-expand-transforms, symbol-dce, irax-lower-to-stablehlo)"
 
 
 def lower_to_stablehlo(module):

@@ -83,13 +83,19 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
     if callable(operands):
         operands = operands(list(callee.captures))
     operands = list(operands)
-    parent = callee.trace.parent
+    # The op goes into the innermost active trace: usually the one the callee was traced
+    # in, but a pullback returned by vjp may be applied later inside a deeper trace (or,
+    # when traced eagerly, inside a later jit/vmap); ancestors' values are captured.
+    parent = _STACK[-1] if _STACK else None
     if parent is not None:
-        outs = parent.emit(op_cls, operands, dict(attrs, callee=callee.name),
+        name = callee.name
+        if parent.module is not callee.trace.module:
+            name = import_functions(callee.trace.module, name, parent.module)
+        outs = parent.emit(op_cls, operands, dict(attrs, callee=name),
                            result_avals=result_avals)
         if parent.concrete:
-            values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
-                                       dict(attrs, callee=callee.name))
+            values = _evaluate_eagerly(parent.module, op_cls, operands, result_avals,
+                                       dict(attrs, callee=name))
             for o, v in zip(outs, values):
                 o._concrete = v
         return outs
@@ -124,6 +130,29 @@ def _evaluate_eagerly(module, op_cls, operands, result_avals, attrs) -> list[np.
         funcs.finish_function(main, block, results)
         run_pipeline(scratch, EAGER_PIPELINE)
         return evaluate_function(scratch, funcs.symbol_name(main), [v for _, v in pairs])
+
+
+def import_functions(src, name: str, dst) -> str:
+    """Copies ``@name`` and the functions it references from module ``src`` into ``dst``,
+    renamed where they would clash; returns the new name of ``@name``."""
+    from irax.dialect import funcs, mlir
+
+    ir = mlir.ir()
+    renames = {}
+    clones = []
+    with mlir.context(), mlir.unknown_loc():
+        for fn in _reachable(src, name):
+            old = funcs.symbol_name(fn)
+            new = funcs.unique_name(dst, old)
+            clone = fn.operation.clone(ip=ir.InsertionPoint(dst.body))
+            clone.attributes["sym_name"] = ir.StringAttr.get(new)
+            renames[old] = new
+            clones.append(clone)
+        for clone in clones:
+            for old, new in renames.items():
+                if old != new:
+                    ir.SymbolTable.replace_all_symbol_uses(old, new, clone)
+    return renames[name]
 
 
 def _reachable(module, name: str) -> list:

@@ -7,6 +7,7 @@ mapped and where each result gets its mapped axis.
 
 from __future__ import annotations
 
+import collections
 import functools
 import inspect
 from typing import Any, Callable
@@ -14,6 +15,19 @@ from typing import Any, Callable
 from irax import tree_util
 from irax.dialect.transform import Vmap
 from irax.transform_call import apply_transform, leaf_aval_and_value, trace_callee
+
+#: Named axes of the vmaps being traced, innermost last: (axis_name, size). Collectives
+#: (``irax.lax.psum``, ...) look up the size of their axis here.
+_AXES: list[tuple[Any, int]] = []
+
+
+def bound_axis_size(name) -> int:
+    """The size of the innermost mapped axis called ``name`` (``NameError`` when no vmap
+    being traced has that ``axis_name``)."""
+    for bound, size in reversed(_AXES):
+        if bound == name:
+            return size
+    raise NameError(f"unbound axis name: {name}")
 
 
 def _name(fun) -> str:
@@ -72,7 +86,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
             raise ValueError(
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
                 f"the positional arguments passed to the function, but got "
-                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}")
+                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}\n(in vmap of "
+                f"{_name(fun)})")
         arg_axes = _broadcast_prefix(in_axes, args, "in_axes", fun)
         kw_leaves = tree_util.tree_leaves(kwargs)
         axes = arg_axes + [0] * len(kw_leaves)
@@ -81,8 +96,14 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         avals = [leaf_aval_and_value(x)[0] for x in leaves]
         norm, size = _normalize_axes(fun, avals, axes, names, axis_size)
         per_example = [a if ax is None else _remove(a, ax) for a, ax in zip(avals, norm)]
-        callee = trace_callee(fun, leaves, in_tree, _symbol(fun), _name(fun),
-                              in_avals=per_example, concrete=False)
+        if axis_name is not None:
+            _AXES.append((axis_name, size))
+        try:
+            callee = trace_callee(fun, leaves, in_tree, _symbol(fun), _name(fun),
+                                  in_avals=per_example, concrete=False)
+        finally:
+            if axis_name is not None:
+                _AXES.pop()
         out_spec = _broadcast_prefix(out_axes, tree_util.tree_unflatten(
             callee.out_tree, [0] * len(callee.out_avals)), "out_axes", fun)
         o_norm = []
@@ -97,6 +118,8 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         result_avals = [a if ax < 0 else _insert(a, ax, size)
                         for a, ax in zip(callee.out_avals, o_norm)]
         in_axes_attr = tuple(-1 if ax is None else ax for ax in norm)
+        if -1 in o_norm:
+            _check_unmapped_outputs(fun, callee, norm, o_norm, size, axis_name, out_axes)
         outs = apply_transform(
             Vmap, callee, lambda caps: list(leaves) + caps, result_avals,
             in_axes=in_axes_attr + (-1,) * len(callee.captures), out_axes=tuple(o_norm),
@@ -111,16 +134,16 @@ def _leaf_names(fun, args, kwargs) -> list[str]:
     names = []
     for name, a in zip(arg_names, args):
         paths = tree_util.tree_flatten_with_path(a)[0]
-        names += [name + tree_util.keystr(p) for p, _ in paths]
-    for k in sorted(kwargs):
-        paths = tree_util.tree_flatten_with_path(kwargs[k])[0]
-        names += [k + tree_util.keystr(p) for p, _ in paths]
+        prefix = name if name.startswith("args[") else f"argument {name}"
+        names += [prefix + tree_util.keystr(p) for p, _ in paths]
+    paths = tree_util.tree_flatten_with_path(dict(kwargs))[0]
+    names += ["kwargs" + tree_util.keystr(p) for p, _ in paths]
     return names
 
 
 def _normalize_axes(fun, avals, axes, names, axis_size):
     norm = []
-    for a, ax in zip(avals, axes):
+    for a, ax, name in zip(avals, axes, names):
         if ax is None:
             norm.append(None)
             continue
@@ -128,23 +151,96 @@ def _normalize_axes(fun, avals, axes, names, axis_size):
             raise ValueError(
                 f"vmap was requested to map its argument along axis {ax}, which implies that "
                 f"its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is only "
-                f"{a.ndim} (its shape is {a.shape})")
+                f"{a.ndim} (its shape is {a.shape})\n(in {name} of {_name(fun)})")
         norm.append(ax % a.ndim)
     sizes = {a.shape[ax] for a, ax in zip(avals, norm) if ax is not None}
     if axis_size is not None:
         sizes.add(axis_size)
     if not sizes:
-        raise ValueError("vmap must have at least one non-None value in in_axes")
+        raise ValueError("vmap must have at least one non-None value in in_axes or "
+                         f"axis_size must be specified (in vmap of {_name(fun)})")
     if len(sizes) > 1:
-        lines = ["vmap got inconsistent sizes for array axes to be mapped:"]
-        for a, ax, name in zip(avals, norm, names):
-            if ax is not None:
-                lines.append(f"  * one axis had size {a.shape[ax]}: axis {ax} of argument "
-                             f"{name} of type {a.str_short()};")
-        if axis_size is not None:
-            lines.append(f"  * axis_size was given as {axis_size};")
-        raise ValueError("\n".join(lines))
+        raise ValueError(_inconsistent_sizes(avals, axes, norm, names, axis_size))
     return norm, sizes.pop()
+
+
+def _inconsistent_sizes(avals, axes, norm, names, axis_size) -> str:
+    """JAX's message: one line per distinct size (most common first), naming an example
+    argument of each."""
+    mapped = [(a.shape[n], ax, name, a) for a, ax, n, name in zip(avals, axes, norm, names)
+              if ax is not None]
+    counts = collections.Counter(sz for sz, *_ in mapped)
+    lines = ["vmap got inconsistent sizes for array axes to be mapped:"]
+    if axis_size is not None:
+        lines.append(f"  * the `axis_size` argument was {axis_size};")
+    for rank, (sz, ct) in enumerate(counts.most_common()):
+        _, ax, name, a = next(m for m in mapped if m[0] == sz)
+        example = f"axis {ax} of {name} of type {a.str_short()};"
+        if ct == 1:
+            lines.append(f"  * one axis had size {sz}: {example}")
+        else:
+            many = "most" if rank == 0 else "some"
+            lines.append(f"  * {many} axes ({ct} of them) had size {sz}, e.g. {example}")
+    return "\n".join(lines)[:-1]
+
+
+def _check_unmapped_outputs(fun, callee, in_dims, out_norm, size, axis_name, out_axes):
+    """JAX's error for an output that out_axes leaves unmapped (None) but that depends on
+    the mapped axis; the batch dims come from the batching rules, run on a scratch copy."""
+    dims = _output_batch_dims(callee, in_dims, size, axis_name)
+    if dims is None:  # not batchable here: irax-vectorize reports it
+        return
+    full = tree_util.tree_unflatten(callee.out_tree, [0] * len(callee.out_avals))
+    for j, (ax, d) in enumerate(zip(out_norm, dims)):
+        if ax < 0 and d is not None:
+            path = _leaf_path(out_axes, full, j)
+            raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
+                             f"batched on axis {d}\n(output {j} of {_name(fun)})")
+
+
+def _leaf_path(prefix, full, j: int) -> str:
+    """The key path of the out_axes entry that covers output leaf ``j``."""
+    spec = tree_util.tree_structure(prefix, is_leaf=lambda x: x is None)
+    subtrees = spec.flatten_up_to(full)
+    paths = tree_util.tree_flatten_with_path(prefix, is_leaf=lambda x: x is None)[0]
+    seen = 0
+    for (path, _), sub in zip(paths, subtrees):
+        seen += len(tree_util.tree_leaves(sub))
+        if j < seen:
+            return tree_util.keystr(path)
+    return ""
+
+
+def _output_batch_dims(callee, in_dims, size, axis_name):
+    """The batch dims irax-vectorize gives the callee's results (None: unmapped), or None
+    when the callee cannot be batched here."""
+    from irax.dialect import funcs, mlir
+    from irax.dialect.base import OpError
+    from irax.dialect.builder import IRBuilder
+    from irax.errors import IRError
+    from irax.passes import run_pipeline
+    from irax.passes.expand import ExpandContext
+    from irax.transform_call import EAGER_PIPELINE, _reachable
+    from irax.vectorize.batch import batch_body
+    from irax.vectorize.builder import BatchBuilder
+
+    dims = list(in_dims) + [None] * len(callee.captures)
+    ir = mlir.ir()
+    with mlir.context(), mlir.unknown_loc():
+        scratch = ir.Module.create()
+        for fn in _reachable(callee.trace.module, callee.name):
+            fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
+        try:
+            run_pipeline(scratch, EAGER_PIPELINE)
+            ctx = ExpandContext(scratch, frozenset({"irax-vectorize"}))
+            fn = ctx.callee(callee.name)
+            ins = [a if d is None else _insert(a, d, size)
+                   for a, d in zip(funcs.signature(fn)[0], dims)]
+            _, block = funcs.create_function(scratch, "probe", ins)
+            b = BatchBuilder(IRBuilder.at_end(block), ctx, size, axis_name or "")
+            return batch_body(b, fn, list(block.arguments), dims)[1]
+        except (IRError, OpError, NotImplementedError):
+            return None
 
 
 def _remove(aval, axis):

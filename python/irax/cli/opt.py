@@ -135,7 +135,8 @@ def main(argv=None) -> int:
         except UserError as e:
             print(str(e), file=sys.stderr)
             return 1
-        diags = [_relocate(d, name) for d in diags]
+        diags = [_relocate(line, name) for d in diags for line in str(d).splitlines()
+                 if ": error: " in line]
         if args.verify_diagnostics:
             failed |= not _check_expected(chunk, offset, diags, name)
             if out and not diags:

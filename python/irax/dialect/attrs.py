@@ -149,10 +149,13 @@ class _Dense(AttrKind):
         aval = mlir.aval_of_type(result) if result is not None else None
         if aval is None or aval.dtype.kind != "c":
             return self.decode(operation.attributes[key])
-        text = operation.get_asm()
-        start = text.index(f"{key} = dense<") + len(f"{key} = ")
-        end = text.index("> : tensor<", start) + 1
-        return _parse_dense_text(text[start:end] + " : x", aval.shape, aval.dtype)
+        text = operation.get_asm(print_generic_op_form=True)
+        start = text.index(f"{key} = dense<") + len(f"{key} = dense<")
+        body = text[start:text.index("> : tensor<", start)]
+        if body.startswith('"0x'):  # a large constant prints as the hex of its raw bytes
+            data = bytes.fromhex(body[3:-1])
+            return np.frombuffer(data, aval.dtype).reshape(aval.shape).copy()
+        return _parse_dense_text(f"dense<{body}> : x", aval.shape, aval.dtype)
 
     def decode(self, attr):
         from irax.core.dtypes import dtype_from_mlir

@@ -15,6 +15,7 @@ from __future__ import annotations
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
 from irax.dialect.base import Op, OpError
+from irax.dialect.elementwise import batch_elementwise
 
 CHECKPOINT_POLICIES = ("nothing_saveable", "everything_saveable")
 
@@ -38,12 +39,17 @@ class StopGradient(Op):
     def lower(cls, lb, x):
         return x
 
+    batch = classmethod(batch_elementwise)
+
 
 class CallLike(Op):
     """Base of ops that run ``callee`` and carry extra derivative information."""
 
     infers_results = False
     rule_symbols: tuple[str, ...] = ()
+    # batch: none on purpose. irax-vectorize batches a call-like op without a batch rule as
+    # a plain ``irax.call`` of the vectorized callee (``vectorize/batch.py``, ``_batch_call``);
+    # the custom derivative rules / checkpoint policy are not carried over to the batched call
 
     @classmethod
     def infer(cls, *avals, **attrs):

@@ -14,6 +14,12 @@ from irax.dialect import attrs as A
 from irax.dialect.base import Op, OpError
 
 
+def _never_batched(cls, b, args, dims, **attrs):
+    """An op without operands does not depend on the mapped axis: irax-vectorize copies it
+    unchanged and never calls this rule; callers that ask anyway get that copy."""
+    return b.emit(cls, [], **attrs), [None]
+
+
 class Constant(Op):
     """A literal tensor. Non-differentiable (a constant has no tangent)."""
 
@@ -21,6 +27,13 @@ class Constant(Op):
     num_operands = 0
     attributes = {"value": A.Dense}
     differentiable = False
+    raises_from = "stablehlo.constant"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"value": R.dense_value(op)}
 
     @classmethod
     def infer(cls, *, value):
@@ -34,6 +47,8 @@ class Constant(Op):
     def lower(cls, lb, *, value):
         return lb.constant(value)
 
+    batch = classmethod(_never_batched)
+
 
 class Iota(Op):
     """Indices along one dimension of a new array (``lax.broadcasted_iota``)."""
@@ -42,6 +57,14 @@ class Iota(Op):
     num_operands = 0
     attributes = {"shape": A.I64Array, "dtype": A.DType, "dimension": A.I64}
     differentiable = False
+    raises_from = "stablehlo.iota"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        out = R.result_aval(op)
+        return {"shape": out.shape, "dtype": out.dtype, "dimension": R.i64(op, "iota_dimension")}
 
     @classmethod
     def infer(cls, *, shape, dtype, dimension):
@@ -62,3 +85,5 @@ class Iota(Op):
     @classmethod
     def lower(cls, lb, *, shape, dtype, dimension):
         return lb.op("stablehlo.iota", [], iota_dimension=lb.i64(dimension))
+
+    batch = classmethod(_never_batched)

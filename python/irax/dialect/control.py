@@ -20,6 +20,13 @@ class Call(Op):
     name = "irax.call"
     attributes = {"callee": A.Symbol}
     infers_results = False
+    raises_from = "func.call"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.dialect import mlir
+
+        return {"callee": mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value}
 
     @classmethod
     def infer(cls, *avals, callee):

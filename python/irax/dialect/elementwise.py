@@ -59,12 +59,21 @@ def batch_elementwise(cls, b, args, dims, **attrs):
     return outs, [d] * len(outs)
 
 
+class _LoweringName:
+    """``raises_from`` of a one-to-one op (irax-raise-stablehlo): the StableHLO op it lowers
+    to, ``lowers_to``."""
+
+    def __get__(self, obj, cls):
+        return cls.lowers_to
+
+
 class ElementwiseUnary(Op):
     """``y = f(x)`` elementwise. Members set ``lowers_to`` and ``evaluate``."""
 
     num_operands = 1
     operand_kind: str = NUMBER
     lowers_to: str = ""
+    raises_from = _LoweringName()
 
     @classmethod
     def infer(cls, x):
@@ -100,6 +109,7 @@ class ElementwiseBinary(Op):
     num_operands = 2
     operand_kind: str = NUMBER
     lowers_to: str = ""
+    raises_from = _LoweringName()
 
     @classmethod
     def infer(cls, x, y):
@@ -472,6 +482,20 @@ class Compare(Op):
     num_operands = 2
     attributes = {"direction": A.Str}
     differentiable = False
+    raises_from = "stablehlo.compare"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        if "compare_type" in op.attributes:
+            dtype = R.operand_aval(op).dtype
+            kind = R.enum(op, "compare_type")
+            want = ("FLOAT" if dtypes.is_inexact(dtype) else
+                    "UNSIGNED" if dtypes.is_unsigned(dtype) or dtypes.is_bool(dtype) else "SIGNED")
+            if kind != want:
+                raise OpError(f"with compare_type {kind} on {dtype} operands is not supported")
+        return {"direction": R.enum(op, "comparison_direction")}
 
     @classmethod
     def infer(cls, x, y, *, direction):
@@ -508,6 +532,7 @@ class Select(Op):
 
     name = "irax.select"
     num_operands = 3
+    raises_from = "stablehlo.select"
 
     @classmethod
     def infer(cls, p, t, f):
@@ -574,6 +599,13 @@ class Convert(Op):
     num_operands = 1
     attributes = {"new_dtype": A.DType, "weak_type": A.Bool}
     defaults = {"weak_type": False}
+    raises_from = "stablehlo.convert"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"new_dtype": R.result_aval(op).dtype}
 
     @classmethod
     def infer(cls, x, *, new_dtype, weak_type):

@@ -22,7 +22,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect.base import Op, OpError, weak_of
-from irax.dialect.shape import check_dims, check_length, like
+from irax.dialect.shape import check_dims, check_length, insert_at, like, shift_dims
 
 
 def _check_starts(x: ShapedArray, starts) -> None:
@@ -49,6 +49,13 @@ class DynamicSlice(Op):
     name = "irax.dynamic_slice"
     num_operands = None
     attributes = {"slice_sizes": A.I64Array}
+    raises_from = "stablehlo.dynamic_slice"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"slice_sizes": R.i64s(op, "slice_sizes")}
 
     @classmethod
     def infer(cls, x, *starts, slice_sizes):
@@ -78,6 +85,17 @@ class DynamicSlice(Op):
         return (b.dynamic_update_slice(b.zeros(b.aval(x)), ct, *starts),
                 *[None] * len(starts))
 
+    @classmethod
+    def batch(cls, b, args, dims, *, slice_sizes):
+        """Unbatched starts: one dynamic_slice that keeps the whole batch dim (start 0).
+        Batched starts: a gather of one window per example, clamped the same way."""
+        (x, *starts), (d, *sds) = args, dims
+        if any(sd is not None for sd in sds):
+            return [slice_by_gather(b, x, d, stack_starts(b, starts, sds), slice_sizes)], [0]
+        zero = b.constant(value=np.zeros((), _index_dtype(b, starts)))
+        return [b.dynamic_slice(x, *insert_at(starts, d, zero),
+                                slice_sizes=insert_at(slice_sizes, d, b.axis_size))], [d]
+
 
 class DynamicUpdateSlice(Op):
     """``x`` with the window at (clamped) ``starts`` replaced by ``update``.
@@ -88,6 +106,7 @@ class DynamicUpdateSlice(Op):
 
     name = "irax.dynamic_update_slice"
     num_operands = None
+    raises_from = "stablehlo.dynamic_update_slice"
 
     @classmethod
     def infer(cls, x, update, *starts):
@@ -124,6 +143,18 @@ class DynamicUpdateSlice(Op):
                 if b.is_linear(update) else None)
         return (ct_x, ct_u, *[None] * len(starts))
 
+    @classmethod
+    def batch(cls, b, args, dims):
+        """Unbatched starts: one dynamic_update_slice with the whole batch dim (start 0).
+        Batched starts: ``update_by_scatter``."""
+        (x, u, *starts), (xd, ud, *sds) = args, dims
+        if any(sd is not None for sd in sds):
+            return [update_by_scatter(b, x, xd, u, ud, stack_starts(b, starts, sds))], [0]
+        d = xd if xd is not None else ud
+        zero = b.constant(value=np.zeros((), _index_dtype(b, starts)))
+        return [b.dynamic_update_slice(b.matchaxis(x, xd, d), b.matchaxis(u, ud, d),
+                                       *insert_at(starts, d, zero))], [d]
+
 
 def check_sorted(dims, rank: int, what: str) -> None:
     check_dims(dims, rank, what)
@@ -153,6 +184,15 @@ class Gather(Op):
                   "index_vector_dim": A.I64, "operand_batching_dims": A.I64Array,
                   "start_indices_batching_dims": A.I64Array}
     defaults = {"operand_batching_dims": (), "start_indices_batching_dims": ()}
+    raises_from = "stablehlo.gather"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        dims = R.fields(op, "dimension_numbers")
+        return {"offset_dims": (), "collapsed_slice_dims": (), "start_index_map": (),
+                "index_vector_dim": 0, **dims, "slice_sizes": R.i64s(op, "slice_sizes")}
 
     @classmethod
     def infer(cls, operand, start_indices, *, offset_dims, collapsed_slice_dims,
@@ -244,6 +284,8 @@ class Gather(Op):
     def lower(cls, lb, operand, start_indices, *, offset_dims, collapsed_slice_dims,
               start_index_map, slice_sizes, index_vector_dim, operand_batching_dims,
               start_indices_batching_dims):
+        start_indices, index_vector_dim, start_indices_batching_dims = cls._index_vector_last(
+            lb, start_indices, index_vector_dim, start_indices_batching_dims)
         dn = (f"#stablehlo.gather<offset_dims = {list(offset_dims)}, "
               f"collapsed_slice_dims = {list(collapsed_slice_dims)}, "
               f"operand_batching_dims = {list(operand_batching_dims)}, "
@@ -276,6 +318,32 @@ class Gather(Op):
                              input_batching_dims=operand_batching_dims,
                              scatter_indices_batching_dims=start_indices_batching_dims)
         return ct_x, None
+
+    @classmethod
+    def batch(cls, b, args, dims, **attrs):
+        """Batched indices: one more batch dim of the indices, paired with the operand's
+        batch dim as a batching dim when the operand is batched too. Only the operand
+        batched: its batch dim is one more (whole) window dim."""
+        (x, idx), (xd, id_) = args, dims
+        if id_ is None:
+            return gather_window_batch(b, x, xd, idx, **attrs)
+        return gather_index_batch(b, x, xd, idx, id_, **attrs)
+
+    @classmethod
+    def _index_vector_last(cls, lb, start_indices, ivd, batching):
+        """IREE (3.13) crashes compiling a gather whose index vector dim precedes a batching
+        dim of the indices: then the index vector is moved last (batch dims keep their
+        order, so the result is unchanged)."""
+        from irax.dialect import mlir
+
+        si = mlir.aval_of(start_indices)
+        if not any(d > ivd for d in batching):
+            return start_indices, ivd, batching
+        perm = [d for d in range(si.ndim) if d != ivd] + [ivd]
+        moved = lb.op("stablehlo.transpose", [start_indices],
+                      ShapedArray([si.shape[p] for p in perm], si.dtype),
+                      permutation=lb.i64s(perm))
+        return moved, si.ndim - 1, tuple(d - (d > ivd) for d in batching)
 
     @classmethod
     def _clamp(cls, lb, operand, start_indices, start_index_map, slice_sizes, ivd):
@@ -313,7 +381,7 @@ def clamp_starts(b, indices, bounds, ivd):
         hi = b.full(a, top[0])
     else:
         hi = b.broadcast_in_dim(b.constant(value=top), shape=a.shape, broadcast_dimensions=(ivd,))
-    return b.min(b.max(indices, b.zeros(a)), hi)
+    return b.min(b.max(indices, b.full(a, 0)), hi)
 
 
 def windows_in_bounds(b, indices, bounds, ivd):
@@ -321,3 +389,122 @@ def windows_in_bounds(b, indices, bounds, ivd):
     ``ivd``)."""
     ok = b.compare(clamp_starts(b, indices, bounds, ivd), indices, direction="EQ")
     return b.reduce_and(ok, axes=(ivd,)) if ivd < b.aval(indices).ndim else ok
+
+
+# ---- batching (vmap) helpers, shared with scatter.py -------------------------------------------
+def _index_dtype(b, starts):
+    return b.aval(starts[0]).dtype if starts else np.dtype(np.int32)
+
+
+def slot(positions, p: int, end: int) -> int:
+    """Where a new dim goes so that ``p`` of ``positions`` (ascending) precede it."""
+    return positions[p] if p < len(positions) else end
+
+
+def batched_index_vector_dim(ndim: int, d: int, ivd: int) -> tuple[int, int]:
+    """For indices of rank ``ndim`` given a batch dim at ``d``: the new index_vector_dim (an
+    implicit trailing one stays implicit) and the place of ``d`` among the batch dims."""
+    new = ndim + 1 if ivd == ndim else ivd + (ivd >= d)
+    return new, d - (new < d)
+
+
+def stack_starts(b, starts, dims):
+    """Scalar starts (each batched along its only dim, or not at all) as one [B, n] array
+    whose row ``i`` holds the starts of example ``i``."""
+    cols = [b.broadcast_in_dim(s, shape=(b.axis_size, 1),
+                               broadcast_dimensions=() if d is None else (0,))
+            for s, d in zip(starts, dims)]
+    return cols[0] if len(cols) == 1 else b.concatenate(*cols, dimension=1)
+
+
+def slice_by_gather(b, x, d, starts, slice_sizes):
+    """``dynamic_slice`` of ``x`` (batched at ``d``, or unbatched) at the [B, n] ``starts``:
+    one gather (clamped like dynamic_slice) whose result is [B, *slice_sizes]."""
+    n = len(slice_sizes)
+    window = tuple(range(1, n + 1))
+    if d is None:
+        return b.gather(x, starts, offset_dims=window, collapsed_slice_dims=(),
+                        start_index_map=tuple(range(n)), slice_sizes=slice_sizes,
+                        index_vector_dim=1)
+    return b.gather(x, starts, offset_dims=window, collapsed_slice_dims=(),
+                    start_index_map=shift_dims(range(n), d),
+                    slice_sizes=insert_at(slice_sizes, d, 1), index_vector_dim=1,
+                    operand_batching_dims=(d,), start_indices_batching_dims=(0,))
+
+
+def _negative_zero(dtype):
+    """The additive identity that keeps signs: ``-0.0 + x == x`` also for ``x = +0.0``."""
+    if dtypes.is_complex(dtype):
+        return complex(-0.0, -0.0)
+    return -0.0 if dtypes.is_inexact(dtype) else 0
+
+
+def update_by_scatter(b, x, xd, u, ud, starts):
+    """``dynamic_update_slice`` at the [B, n] ``starts``: each example's window, clamped as
+    dynamic_update_slice clamps it, is one scatter window with the example as a batching dim,
+    so adding ``u`` to -0.0 places it exactly; a count scattered the same way selects it
+    over ``x``. Result [B, *x]."""
+    x, u = b.to_front(x, xd), b.to_front(u, ud)
+    xa, ua = b.aval(x), b.aval(u)
+    n = xa.ndim - 1
+    window = tuple(range(1, n + 1))
+    bounds = [xa.shape[k] - ua.shape[k] for k in window]
+    starts = clamp_starts(b, starts, bounds, 1)
+    dnums = dict(update_window_dims=window, inserted_window_dims=(),
+                 scatter_dims_to_operand_dims=window, index_vector_dim=1,
+                 input_batching_dims=(0,), scatter_indices_batching_dims=(0,))
+    counts = ShapedArray(xa.shape, np.int32)
+    hits = b.scatter_add(b.full(counts, 0), starts, b.full(ua.update(dtype=np.int32), 1),
+                         **dnums)
+    mask = b.compare(hits, b.full(counts, 0), direction="NE")
+    if not dtypes.is_bool(xa.dtype):
+        placed = b.scatter_add(b.full(xa, _negative_zero(xa.dtype)), starts, u, **dnums)
+        return b.select(mask, placed, x)
+    placed = b.scatter_add(b.full(counts, 0), starts, b.convert(u, new_dtype=np.int32), **dnums)
+    return b.select(mask, b.compare(placed, b.full(counts, 0), direction="NE"), x)
+
+
+def _index_batch_rank(indices: ShapedArray, ivd: int) -> int:
+    return indices.ndim - (ivd < indices.ndim)
+
+
+def gather_window_batch(b, x, d, idx, *, offset_dims, collapsed_slice_dims, start_index_map,
+                        slice_sizes, index_vector_dim, operand_batching_dims,
+                        start_indices_batching_dims):
+    """Gather from ``x`` batched at ``d`` with unbatched indices: the batch dim is one more
+    window dim, taken whole, placed between the offset dims of its neighbouring window dims."""
+    dropped = {*collapsed_slice_dims, *operand_batching_dims}
+    q = sum(1 for i in range(d) if i not in dropped)  # window dims before the batch dim
+    r = slot(offset_dims, q, len(offset_dims) + _index_batch_rank(b.aval(idx), index_vector_dim))
+    out = b.gather(x, idx, offset_dims=insert_at(shift_dims(offset_dims, r), q, r),
+                   collapsed_slice_dims=shift_dims(collapsed_slice_dims, d),
+                   start_index_map=shift_dims(start_index_map, d),
+                   slice_sizes=insert_at(slice_sizes, d, b.axis_size),
+                   index_vector_dim=index_vector_dim,
+                   operand_batching_dims=shift_dims(operand_batching_dims, d),
+                   start_indices_batching_dims=start_indices_batching_dims)
+    return [out], [r]
+
+
+def gather_index_batch(b, x, xd, idx, id_, *, offset_dims, collapsed_slice_dims,
+                       start_index_map, slice_sizes, index_vector_dim, operand_batching_dims,
+                       start_indices_batching_dims):
+    """Gather with indices batched at ``id_``: one more batch dim of the indices, placed in the
+    result between its neighbouring batch dims. A batched operand pairs its batch dim with
+    it as one more batching dim (operand_batching_dims / start_indices_batching_dims)."""
+    ia = b.aval(idx)
+    ivd, p = batched_index_vector_dim(ia.ndim - 1, id_, index_vector_dim)
+    rank = len(offset_dims) + _index_batch_rank(ia, ivd) - 1
+    r = slot([i for i in range(rank) if i not in offset_dims], p, rank)
+    obd, sibd = operand_batching_dims, shift_dims(start_indices_batching_dims, id_)
+    collapsed, sim, sizes = collapsed_slice_dims, start_index_map, slice_sizes
+    if xd is not None:
+        obd = shift_dims(obd, xd)
+        k = sum(1 for o in obd if o < xd)
+        obd, sibd = insert_at(obd, k, xd), insert_at(sibd, k, id_)
+        collapsed, sim = shift_dims(collapsed, xd), shift_dims(sim, xd)
+        sizes = insert_at(sizes, xd, 1)
+    out = b.gather(x, idx, offset_dims=shift_dims(offset_dims, r), collapsed_slice_dims=collapsed,
+                   start_index_map=sim, slice_sizes=sizes, index_vector_dim=ivd,
+                   operand_batching_dims=obd, start_indices_batching_dims=sibd)
+    return [out], [r]

@@ -13,7 +13,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect.base import Op, OpError, weak_of
-from irax.dialect.shape import check_dims
+from irax.dialect.shape import check_dims, shift_dims
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -43,6 +43,20 @@ class DotGeneral(Op):
                   "rhs_contracting_dimensions": A.I64Array,
                   "lhs_batch_dimensions": A.I64Array, "rhs_batch_dimensions": A.I64Array}
     defaults = {"lhs_batch_dimensions": (), "rhs_batch_dimensions": ()}
+    raises_from = ("stablehlo.dot_general", "stablehlo.dot")
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        if op.name == "stablehlo.dot":  # contracts lhs' last dim with rhs' first
+            return {"lhs_contracting_dimensions": (R.operand_aval(op, 0).ndim - 1,),
+                    "rhs_contracting_dimensions": (0,)}
+        dims = R.fields(op, "dot_dimension_numbers")
+        return {"lhs_contracting_dimensions": dims.get("lhs_contracting_dimensions", ()),
+                "rhs_contracting_dimensions": dims.get("rhs_contracting_dimensions", ()),
+                "lhs_batch_dimensions": dims.get("lhs_batching_dimensions", ()),
+                "rhs_batch_dimensions": dims.get("rhs_batching_dimensions", ())}
 
     @classmethod
     def infer(cls, lhs, rhs, *, lhs_contracting_dimensions, rhs_contracting_dimensions,
@@ -142,6 +156,32 @@ class DotGeneral(Op):
                               lhs_batch_dimensions=batch, rhs_batch_dimensions=tuple(lb_))
             ct_rhs = _permute_into(b, t, ra.ndim, rb_, r_free, rc, lc)
         return ct_lhs, ct_rhs
+
+    @classmethod
+    def batch(cls, b, args, dims, *, lhs_contracting_dimensions, rhs_contracting_dimensions,
+              lhs_batch_dimensions, rhs_batch_dimensions):
+        """Both batched: the two batch dims are one more (leading) batch dimension pair, so
+        the result is batched at 0. One batched: its batch dim is one more free dim of that
+        operand, found in the result after the batch dims (and the lhs free dims)."""
+        (lhs, rhs), (ld, rd) = args, dims
+        lc, l_batch = _around(lhs_contracting_dimensions, ld), _around(lhs_batch_dimensions, ld)
+        rc, r_batch = _around(rhs_contracting_dimensions, rd), _around(rhs_batch_dimensions, rd)
+        if ld is not None and rd is not None:
+            l_batch, r_batch, at = (ld, *l_batch), (rd, *r_batch), 0
+        elif ld is not None:
+            at = len(l_batch) + _free(b.aval(lhs).ndim, l_batch, lc).index(ld)
+        else:
+            at = (len(l_batch) + len(_free(b.aval(lhs).ndim, l_batch, lc))
+                  + _free(b.aval(rhs).ndim, r_batch, rc).index(rd))
+        out = b.dot_general(lhs, rhs, lhs_contracting_dimensions=lc,
+                            rhs_contracting_dimensions=rc, lhs_batch_dimensions=l_batch,
+                            rhs_batch_dimensions=r_batch)
+        return [out], [at]
+
+
+def _around(dims, d):
+    """``dims`` of an operand renumbered around its batch dim ``d`` (None: unbatched)."""
+    return dims if d is None else shift_dims(dims, d)
 
 
 def _permute_into(b, t, rank, batch, free, contracting, other_contracting):

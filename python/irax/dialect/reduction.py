@@ -18,7 +18,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect.base import Op, OpError
-from irax.dialect.shape import check_dims
+from irax.dialect.shape import check_dims, shift_dims
 
 _LOW_PRECISION = ("float16", "bfloat16")
 
@@ -64,6 +64,32 @@ class Reduction(Op):
     attributes = {"axes": A.I64Array}
     operand_kind: str = NUMBER
     combiner: str = ""
+    raises_from = "stablehlo.reduce"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        """A reduce of one input whose region applies ``combiner`` to its arguments and whose
+        init is the identity (None when the region is another reduction's combiner)."""
+        from irax.dialect.base import REGISTRY
+        from irax.passes import raise_stablehlo as R
+
+        if len(op.operands) != 2:
+            raise OpError(f"with {len(op.operands) // 2} inputs (an argmax-style reduction) is "
+                          "not supported yet")
+        combiner = R.reducer(op)
+        known = sorted(c.combiner for c in REGISTRY.values() if issubclass(c, Reduction))
+        if combiner not in known:
+            raise OpError(f"with a region other than one of {', '.join(known)} of its "
+                          "arguments is not supported")
+        if combiner != cls.combiner:
+            return None
+        dtype = R.operand_aval(op).dtype
+        identity = np.array(cls.identity(dtype)).astype(dtype)
+        init = R.constant_value(op.operands[1])
+        if init is None or not np.array_equal(init, identity):
+            raise OpError(f"with an init value other than {identity} (the identity of "
+                          f"{combiner}) is not supported")
+        return {"axes": R.i64s(op, "dimensions")}
 
     @staticmethod
     def identity(dtype):
@@ -99,6 +125,12 @@ class Reduction(Op):
         block, body = lb.scalar_block(op, 0, [dtype])
         body.ret([body.op(cls.combiner, list(block.arguments), ShapedArray((), dtype))])
         return op.results[0]
+
+    @classmethod
+    def batch(cls, b, args, dims, *, axes):
+        """The axes are renumbered around the batch dim, which survives the reduction."""
+        (x,), (d,) = args, dims
+        return b.emit(cls, [x], axes=shift_dims(axes, d)), [d - sum(1 for a in axes if a < d)]
 
 
 def _sum(x, axes, initial):
@@ -274,6 +306,14 @@ class ArgReduction(Op):
         block, body = lb.scalar_block(op, 0, [dtype, index_dtype], n_args=4)
         body.ret(cls._pick(body, *block.arguments, dtype, index_dtype))
         return op.results[1]
+
+    @classmethod
+    def batch(cls, b, args, dims, *, axis, index_dtype):
+        """The batch dim moves first, so the result is batched at 0: IREE 3.13 fails to
+        compile this two-result reduce followed by a transpose (of its result), but not
+        preceded by one."""
+        (x,), (d,) = args, dims
+        return b.emit(cls, [b.moveaxis(x, d, 0)], axis=axis + 1, index_dtype=index_dtype), [0]
 
     @classmethod
     def _pick(cls, b, a_val, a_idx, b_val, b_idx, dtype, index_dtype):

@@ -14,8 +14,15 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect.base import Op, OpError, weak_of
-from irax.dialect.indexing import Gather, check_sorted, window_bounds, windows_in_bounds
-from irax.dialect.shape import check_dims
+from irax.dialect.indexing import (
+    Gather,
+    batched_index_vector_dim,
+    check_sorted,
+    slot,
+    window_bounds,
+    windows_in_bounds,
+)
+from irax.dialect.shape import check_dims, insert_at, shift_dims
 
 
 class ScatterAdd(Op):
@@ -42,6 +49,21 @@ class ScatterAdd(Op):
                   "input_batching_dims": A.I64Array,
                   "scatter_indices_batching_dims": A.I64Array}
     defaults = {"input_batching_dims": (), "scatter_indices_batching_dims": ()}
+    raises_from = "stablehlo.scatter"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        if len(op.operands) != 3:
+            raise OpError(f"with {len(op.operands) // 2} inputs is not supported")
+        combiner = R.reducer(op)
+        if combiner != "stablehlo.add":
+            raise OpError("with a region other than an addition of its arguments is not "
+                          "supported")
+        dims = R.fields(op, "scatter_dimension_numbers")
+        return {"update_window_dims": (), "inserted_window_dims": (),
+                "scatter_dims_to_operand_dims": (), "index_vector_dim": 0, **dims}
 
     @classmethod
     def infer(cls, operand, indices, updates, *, update_window_dims, inserted_window_dims,
@@ -223,6 +245,39 @@ class ScatterAdd(Op):
         mask = b.broadcast_in_dim(ok, shape=u.shape, broadcast_dimensions=scatter_dims)
         ct_updates = b.select(mask, windows, b.zeros(u))
         return (ct if b.is_linear(operand) else None), None, ct_updates
+
+    @classmethod
+    def batch(cls, b, args, dims, *, update_window_dims, inserted_window_dims,
+              scatter_dims_to_operand_dims, index_vector_dim, input_batching_dims,
+              scatter_indices_batching_dims):
+        """The result is batched where the operand is (at 0, broadcast, when it is not).
+        Unbatched indices: the batch dim is one more (whole) window dim of the updates.
+        Batched indices: one more scatter dim of the updates, and the operand's batch dim
+        paired with the indices' as one more batching dim."""
+        (x, idx, u), (xd, id_, ud) = args, dims
+        d = 0 if xd is None else xd
+        u_rank = b.aval(u).ndim - (ud is not None)
+        uwd, ivd = update_window_dims, index_vector_dim
+        ibd, sibd = shift_dims(input_batching_dims, d), scatter_indices_batching_dims
+        if id_ is None:
+            dropped = {*inserted_window_dims, *input_batching_dims}
+            q = sum(1 for i in range(d) if i not in dropped)  # window dims before it
+            at = slot(uwd, q, u_rank)
+            uwd = insert_at(shift_dims(uwd, at), q, at)
+        else:
+            ivd, p = batched_index_vector_dim(b.aval(idx).ndim - 1, id_, ivd)
+            at = slot([i for i in range(u_rank) if i not in uwd], p, u_rank)
+            uwd = shift_dims(uwd, at)
+            k = sum(1 for o in ibd if o < d)
+            ibd, sibd = insert_at(ibd, k, d), insert_at(shift_dims(sibd, id_), k, id_)
+        out = b.scatter_add(b.matchaxis(x, xd, d), idx, b.matchaxis(u, ud, at),
+                            update_window_dims=uwd,
+                            inserted_window_dims=shift_dims(inserted_window_dims, d),
+                            scatter_dims_to_operand_dims=shift_dims(scatter_dims_to_operand_dims,
+                                                                    d),
+                            index_vector_dim=ivd, input_batching_dims=ibd,
+                            scatter_indices_batching_dims=sibd)
+        return [out], [d]
 
 
 # ---- the form of scatter IREE accepts --------------------------------------------------------

@@ -42,6 +42,16 @@ def like(x: ShapedArray, shape) -> ShapedArray:
     return ShapedArray(shape, x.dtype, x.weak_type)
 
 
+def shift_dims(dims, at: int) -> tuple[int, ...]:
+    """``dims`` renumbered for a new dimension inserted at ``at`` (batching rules)."""
+    return tuple(d + (d >= at) for d in dims)
+
+
+def insert_at(values, index: int, value) -> tuple:
+    """``values`` with ``value`` inserted at ``index``."""
+    return (*values[:index], value, *values[index:])
+
+
 class BroadcastInDim(Linear, Op):
     """Broadcasts ``x`` into ``shape``; operand dim ``i`` becomes result dim
     ``broadcast_dimensions[i]`` (its size equals that result dim or is 1).
@@ -53,6 +63,14 @@ class BroadcastInDim(Linear, Op):
     name = "irax.broadcast_in_dim"
     num_operands = 1
     attributes = {"shape": A.I64Array, "broadcast_dimensions": A.I64Array}
+    raises_from = "stablehlo.broadcast_in_dim"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"shape": R.result_aval(op).shape,
+                "broadcast_dimensions": R.i64s(op, "broadcast_dimensions")}
 
     @classmethod
     def infer(cls, x, *, shape, broadcast_dimensions):
@@ -99,6 +117,18 @@ class BroadcastInDim(Linear, Op):
             ct = b.reshape(ct, new_sizes=xa.shape)
         return (ct,)
 
+    @classmethod
+    def batch(cls, b, args, dims, *, shape, broadcast_dimensions):
+        """The batch dim goes into the result just before the dim that the operand's next
+        dim maps to (last when it is the operand's last dim): the operand does not move and
+        increasing broadcast_dimensions stay increasing."""
+        (x,), (d,) = args, dims
+        bd = broadcast_dimensions
+        r = bd[d] if d < len(bd) else len(shape)
+        new_bd = insert_at(shift_dims(bd, r), d, r)
+        return [b.broadcast_in_dim(x, shape=insert_at(shape, r, b.axis_size),
+                                   broadcast_dimensions=new_bd)], [r]
+
 
 class Reshape(Linear, Op):
     """Row-major reshape to ``new_sizes`` (same element count).
@@ -110,6 +140,13 @@ class Reshape(Linear, Op):
     name = "irax.reshape"
     num_operands = 1
     attributes = {"new_sizes": A.I64Array}
+    raises_from = "stablehlo.reshape"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"new_sizes": R.result_aval(op).shape}
 
     @classmethod
     def infer(cls, x, *, new_sizes):
@@ -132,6 +169,13 @@ class Reshape(Linear, Op):
     def transpose(cls, b, ct, x, *, new_sizes):
         return (b.reshape(ct, new_sizes=b.aval(x).shape),)
 
+    @classmethod
+    def batch(cls, b, args, dims, *, new_sizes):
+        """Row-major order needs the batch dim first: it leads the new sizes."""
+        (x,), (d,) = args, dims
+        x = b.moveaxis(x, d, 0)
+        return [b.reshape(x, new_sizes=(b.axis_size, *new_sizes))], [0]
+
 
 class Transpose(Linear, Op):
     """Permutes dimensions: result dim ``i`` is operand dim ``permutation[i]``.
@@ -143,6 +187,13 @@ class Transpose(Linear, Op):
     name = "irax.transpose"
     num_operands = 1
     attributes = {"permutation": A.I64Array}
+    raises_from = "stablehlo.transpose"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"permutation": R.i64s(op, "permutation")}
 
     @classmethod
     def infer(cls, x, *, permutation):
@@ -164,6 +215,13 @@ class Transpose(Linear, Op):
         inverse = tuple(int(i) for i in np.argsort(permutation))
         return (b.transpose(ct, permutation=inverse),)
 
+    @classmethod
+    def batch(cls, b, args, dims, *, permutation):
+        """The batch dim stays where it is; the other dims permute around it."""
+        (x,), (d,) = args, dims
+        perm = insert_at(shift_dims(permutation, d), d, d)
+        return [b.transpose(x, permutation=perm)], [d]
+
 
 class Slice(Linear, Op):
     """Static strided slice ``x[start:limit:stride, ...]`` (``0 <= start <= limit <= dim``).
@@ -176,6 +234,13 @@ class Slice(Linear, Op):
     num_operands = 1
     attributes = {"start_indices": A.I64Array, "limit_indices": A.I64Array,
                   "strides": A.I64Array}
+    raises_from = "stablehlo.slice"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {key: R.i64s(op, key) for key in cls.attributes}
 
     @classmethod
     def infer(cls, x, *, start_indices, limit_indices, strides):
@@ -212,6 +277,14 @@ class Slice(Linear, Op):
                       edge_padding_high=[d - e for d, e in zip(dims, ends)],
                       interior_padding=[st - 1 for st in strides]),)
 
+    @classmethod
+    def batch(cls, b, args, dims, *, start_indices, limit_indices, strides):
+        """The whole batch dim is kept: start 0, limit its size, stride 1."""
+        (x,), (d,) = args, dims
+        return [b.slice(x, start_indices=insert_at(start_indices, d, 0),
+                        limit_indices=insert_at(limit_indices, d, b.axis_size),
+                        strides=insert_at(strides, d, 1))], [d]
+
 
 class Concatenate(Linear, Op):
     """Joins one or more operands of one dtype along ``dimension``.
@@ -223,6 +296,13 @@ class Concatenate(Linear, Op):
     name = "irax.concatenate"
     num_operands = None
     attributes = {"dimension": A.I64}
+    raises_from = "stablehlo.concatenate"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"dimension": R.i64(op, "dimension")}
 
     @classmethod
     def infer(cls, *xs, dimension):
@@ -262,6 +342,14 @@ class Concatenate(Linear, Op):
             starts[dimension] = limits[dimension]
         return tuple(cts)
 
+    @classmethod
+    def batch(cls, b, args, dims, *, dimension):
+        """Every operand gets the first batched operand's batch dim (unbatched ones are
+        broadcast along it); the join dimension is renumbered around it."""
+        d = next(d for d in dims if d is not None)
+        xs = [b.matchaxis(x, xd, d) for x, xd in zip(args, dims)]
+        return [b.concatenate(*xs, dimension=dimension + (dimension >= d))], [d]
+
 
 class Pad(Linear, Op):
     """Pads with a rank-0 ``padding_value``: ``edge_padding_low/high`` elements at each end
@@ -276,6 +364,13 @@ class Pad(Linear, Op):
     num_operands = 2
     attributes = {"edge_padding_low": A.I64Array, "edge_padding_high": A.I64Array,
                   "interior_padding": A.I64Array}
+    raises_from = "stablehlo.pad"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {key: R.i64s(op, key) for key in cls.attributes}
 
     @classmethod
     def infer(cls, x, padding_value, *, edge_padding_low, edge_padding_high, interior_padding):
@@ -336,6 +431,30 @@ class Pad(Linear, Op):
         ct_v = b.sub(b.reduce_sum(ct, axes=everything), b.reduce_sum(ct_x, axes=everything))
         return (ct_x if b.is_linear(x) else None), ct_v
 
+    @classmethod
+    def batch(cls, b, args, dims, *, edge_padding_low, edge_padding_high, interior_padding):
+        """The batch dim gets no padding. A batched padding value (rank 0 per example)
+        cannot be an operand of one pad: pad with zero, then select the value wherever a
+        pad of ``True`` with ``False`` (the same layout) has padding."""
+        (x, v), (d, vd) = args, dims
+        if vd is None:
+            return [b.pad(x, v, edge_padding_low=insert_at(edge_padding_low, d, 0),
+                          edge_padding_high=insert_at(edge_padding_high, d, 0),
+                          interior_padding=insert_at(interior_padding, d, 0))], [d]
+        x, v = b.to_front(x, d), b.to_front(v, vd)
+        xa = b.aval(x)
+        low, high, mid = ((0, *p) for p in (edge_padding_low, edge_padding_high,
+                                              interior_padding))
+        padded = b.pad(x, b.full(ShapedArray((), xa.dtype), 0), edge_padding_low=low,
+                       edge_padding_high=high, interior_padding=mid)
+        inside = b.pad(b.full(ShapedArray(xa.shape[1:], np.bool_), True),
+                       b.full(ShapedArray((), np.bool_), False), edge_padding_low=low[1:],
+                       edge_padding_high=high[1:], interior_padding=mid[1:])
+        out = b.aval(padded).shape
+        mask = b.broadcast_in_dim(inside, shape=out, broadcast_dimensions=tuple(range(1, len(out))))
+        fill = b.broadcast_in_dim(v, shape=out, broadcast_dimensions=(0,))
+        return [b.select(mask, padded, fill)], [0]
+
 
 class Reverse(Linear, Op):
     """Reverses the order of elements along ``dimensions``.
@@ -346,6 +465,13 @@ class Reverse(Linear, Op):
     name = "irax.reverse"
     num_operands = 1
     attributes = {"dimensions": A.I64Array}
+    raises_from = "stablehlo.reverse"
+
+    @classmethod
+    def raise_attrs(cls, op):
+        from irax.passes import raise_stablehlo as R
+
+        return {"dimensions": R.i64s(op, "dimensions")}
 
     @classmethod
     def infer(cls, x, *, dimensions):
@@ -363,6 +489,11 @@ class Reverse(Linear, Op):
     @classmethod
     def transpose(cls, b, ct, x, *, dimensions):
         return (b.reverse(ct, dimensions=dimensions),)
+
+    @classmethod
+    def batch(cls, b, args, dims, *, dimensions):
+        (x,), (d,) = args, dims
+        return [b.reverse(x, dimensions=shift_dims(dimensions, d))], [d]
 
 
 _INDEXING = ("DynamicSlice", "DynamicUpdateSlice", "Gather")

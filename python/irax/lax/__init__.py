@@ -60,6 +60,16 @@ from irax.lax._elementwise import (  # noqa: F401
     tanh,
 )
 from irax.lax._math import acos, acosh, asin, asinh, atan, atanh, cosh, sinh  # noqa: F401
+from irax.lax._parallel import (  # noqa: F401
+    all_gather,
+    axis_index,
+    pmax,
+    pmean,
+    pmin,
+    ppermute,
+    psum,
+    psum_scatter,
+)
 from irax.lax._reduce import (  # noqa: F401
     argmax,
     argmin,

@@ -2,8 +2,8 @@
 it) into irax ops, so that irax transformations apply to it and it lowers again.
 
 Each irax op class names the StableHLO op(s) it comes from (``raises_from``) and, where
-attributes need translating, reads them in a classmethod ``raise_attrs(op)``. This file is
-only the generic driver and the readers those hooks share:
+attributes need translating, reads them in a classmethod ``raise_attrs(op)``; the pass
+itself is generic (this file also holds the attribute readers the hooks share):
 
 - ``raise_attrs(op)`` returns the irax op's attributes, ``None`` when the class does not
   express this form of the op (several reductions raise from ``stablehlo.reduce``), or
@@ -18,8 +18,7 @@ only the generic driver and the readers those hooks share:
 chlo ops are first legalized with MLIR's ``chlo-legalize-to-stablehlo``. Frontend attributes
 (``mhlo.*`` on the module, ``jax.*``/``mhlo.*`` on arguments and results) are dropped. An op
 irax cannot express fails the pass with a located diagnostic per op, e.g.
-
-    loss.mlir:12:10: error: irax-raise-stablehlo: 'stablehlo.while' is not supported yet
+``loss.mlir:12:10: error: irax-raise-stablehlo: 'stablehlo.while' is not supported yet``.
 
 Before:
     func.func public @main(%x: tensor<3xf32>) -> (tensor<f32> {jax.result_info = "result"}) {
@@ -103,7 +102,6 @@ def raise_function(fn) -> list[str]:
 
 
 def _raise_op(op) -> None:
-    from irax.dialect.base import OpError
     from irax.dialect.builder import IRBuilder
 
     if op.name.startswith("irax.") or op.name == "func.return":
@@ -112,12 +110,10 @@ def _raise_op(op) -> None:
             and op.name != "stablehlo.custom_call":
         op.erase()  # dead code: nothing to raise
         return
+    _check_types(op)
     b = IRBuilder.before(op, loc=op.location)
-    try:
-        composite = _COMPOSITES.get(op.name)
-        values = composite(b, op) if composite else _raise_one(b, op)
-    except TypeError as e:  # a type irax has no abstract value for (dynamic shape, token)
-        raise OpError(f"is not supported: {e}") from None
+    composite = _COMPOSITES.get(op.name)
+    values = composite(b, op) if composite else _raise_one(b, op)
     for old, new in zip(op.results, values):
         old.replace_all_uses_with(new)
     op.erase()
@@ -125,6 +121,19 @@ def _raise_op(op) -> None:
 
 def _used(value) -> bool:
     return any(True for _ in value.uses)
+
+
+def _check_types(op) -> None:
+    """Every operand and result is a static tensor of a dtype irax knows (not a token, a
+    tuple or a dynamic shape)."""
+    from irax.dialect import mlir
+    from irax.dialect.base import OpError
+
+    for v in (*op.operands, *op.results):
+        try:
+            mlir.aval_of(v)
+        except (TypeError, ValueError, KeyError) as e:
+            raise OpError(f"is not supported: {e}") from None
 
 
 def _raise_one(b, op) -> list:
@@ -191,9 +200,11 @@ _IDENTITY_CUSTOM_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullSh
 
 
 def _clamp(b, op):
+    from irax.dialect.builder import aval
+
     lo, x, hi = op.operands
-    shape = b.aval(x).shape
-    lo, hi = (v if b.aval(v).shape == shape else
+    shape = aval(x).shape
+    lo, hi = (v if aval(v).shape == shape else
               b.broadcast_in_dim(v, shape=shape, broadcast_dimensions=()) for v in (lo, hi))
     return [b.min(b.max(x, lo), hi)]
 
@@ -341,20 +352,10 @@ def reducer(op, region: int = 0) -> str | None:
 
 
 def dense_value(op, name: str = "value") -> np.ndarray:
-    """A dense attribute as a NumPy array. Complex values are read from the op's text:
-    reading them through the bindings fails (or aborts the process)."""
+    """A dense attribute as a NumPy array (complex ones are read from the op's text)."""
     from irax.dialect import attrs
 
-    aval = result_aval(op)
-    if aval.dtype.kind != "c":
-        return attrs.Dense.decode(op.attributes[name])
-    text = op.get_asm(print_generic_op_form=True)
-    start = text.index(f"{name} = dense<") + len(f"{name} = dense<")
-    body = text[start:text.index("> : tensor<", start)]
-    if body.startswith('"0x'):  # a large constant prints as the hex of its raw bytes
-        data = bytes.fromhex(body[3:-1])
-        return np.frombuffer(data, aval.dtype).reshape(aval.shape).copy()
-    return attrs._parse_dense_text(f"dense<{body}> : x", aval.shape, aval.dtype)
+    return attrs.Dense.decode_from(op, name)
 
 
 def constant_value(value) -> np.ndarray | None:

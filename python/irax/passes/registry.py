@@ -70,9 +70,10 @@ class ModulePass:
 
     @classmethod
     def summary(cls) -> str:
-        doc = (cls.__doc__ or "").strip().splitlines()
-        first = doc[0] if doc else ""
-        return first.split(":", 1)[1].strip() if first.startswith(cls.name + ":") else first
+        """The docstring's first paragraph, without the leading ``name:``."""
+        paragraph = (cls.__doc__ or "").strip().split("\n\n", 1)[0]
+        text = " ".join(line.strip() for line in paragraph.splitlines())
+        return text.split(":", 1)[1].strip() if text.startswith(cls.name + ":") else text
 
 
 def register_pass(cls: type[ModulePass]) -> type[ModulePass]:

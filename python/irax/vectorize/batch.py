@@ -29,8 +29,10 @@ def _insert(aval, axis, size):
 def vmap_function(ctx, name: str, in_dims: tuple, out_axes: tuple | None, axis_size: int,
                   axis_name: str) -> str:
     """The name of the generated batched function (memoized per options).
-    ``out_axes=None`` leaves every result's batch dimension first; an entry ``None``
-    requires that result not to depend on the mapped axis."""
+
+    ``out_axes=None`` puts each batched result's batch dimension first and leaves results
+    that do not depend on the mapped axis unbatched (see ``result_dims``); an entry
+    ``None`` of ``out_axes`` requires that result not to depend on the mapped axis."""
     key = ("vmap", name, in_dims, out_axes, axis_size, axis_name)
     if key in ctx.cache:
         return ctx.cache[key]
@@ -43,7 +45,8 @@ def vmap_function(ctx, name: str, in_dims: tuple, out_axes: tuple | None, axis_s
     ctx.add_symbol(new_fn)
     b = BatchBuilder(IRBuilder.at_end(block), ctx, axis_size, axis_name)
     outs, dims = batch_body(b, fn, list(block.arguments), list(in_dims))
-    axes = out_axes if out_axes is not None else (0,) * len(outs)
+    axes = out_axes if out_axes is not None else tuple(None if d is None else 0 for d in dims)
+    ctx.cache[("vmap-result-dims", new_name)] = axes
     results = []
     for j, (v, d, ax) in enumerate(zip(outs, dims, axes)):
         if ax is None:
@@ -99,13 +102,22 @@ def _uses_axis(cls, attrs, axis_name: str) -> bool:
 
 
 def _batch_call(b: BatchBuilder, op, vals, dims):
-    if all(d is None for d in dims):
+    # With a named axis the callee may hold a collective over it, even when no operand
+    # is mapped (``axis_index``); otherwise an unmapped call is copied unchanged.
+    if all(d is None for d in dims) and not b.axis_name:
         new = funcs.clone_op(op, vals, b.ir.ip)
         return list(new.results), [None] * len(op.results)
     callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
     name = vmap_function(b.ctx, callee, tuple(dims), None, b.axis_size, b.axis_name)
-    avals = [_insert(mlir.aval_of(r), 0, b.axis_size) for r in op.results]
+    out_dims = result_dims(b.ctx, name)
+    avals = [mlir.aval_of(r) if d is None else _insert(mlir.aval_of(r), 0, b.axis_size)
+             for r, d in zip(op.results, out_dims)]
     from irax.dialect.control import Call
 
     outs = b.emit(Call, vals, result_avals=avals, callee=name)
-    return outs, [0] * len(outs)
+    return outs, list(out_dims)
+
+
+def result_dims(ctx, generated: str) -> tuple:
+    """Batch dims of a generated function's results (None: not batched)."""
+    return ctx.cache[("vmap-result-dims", generated)]
