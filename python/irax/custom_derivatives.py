@@ -155,6 +155,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
+        self._tracing_rule = 0
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
         self.fwd, self.bwd = fwd, bwd
@@ -166,7 +167,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {_name(self.fun)} "
                                  "using defvjp.")
-        if not _STACK:
+        if not _STACK or self._tracing_rule:
+            # fwd and bwd may call the function itself (JAX's documented idiom)
             return self.fun(*args)
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
         n = len(args)
@@ -193,8 +195,12 @@ class custom_vjp:  # noqa: N801 - JAX's name
             res_tree.append(r_tree)
             return tree_util.tree_leaves(out) + r_leaves
 
-        fwd = trace_callee(fwd_flat, leaves, in_tree, _symbol(self.fun) + "_fwd",
-                           _name(self.fwd), module=callee.trace.module)
+        self._tracing_rule += 1
+        try:
+            fwd = trace_callee(fwd_flat, leaves, in_tree, _symbol(self.fun) + "_fwd",
+                               _name(self.fwd), module=callee.trace.module)
+        finally:
+            self._tracing_rule -= 1
         _no_captures(fwd, "custom_vjp", self.fwd)
         n_out = len(callee.out_avals)
         res_avals = fwd.out_avals[n_out:]
@@ -226,8 +232,12 @@ class custom_vjp:  # noqa: N801 - JAX's name
         ct_leaves = [_zeros(a) for a in callee.out_avals]
         b_leaves, b_tree = tree_util.tree_flatten(
             (tuple([_zeros(a) for a in res_avals] + ct_leaves), {}))
-        bwd = trace_callee(bwd_flat, b_leaves, b_tree, _symbol(self.fun) + "_bwd",
-                           _name(self.bwd), module=callee.trace.module)
+        self._tracing_rule += 1
+        try:
+            bwd = trace_callee(bwd_flat, b_leaves, b_tree, _symbol(self.fun) + "_bwd",
+                               _name(self.bwd), module=callee.trace.module)
+        finally:
+            self._tracing_rule -= 1
         _no_captures(bwd, "custom_vjp", self.bwd)
         outs = apply_transform(CustomVjpCall, callee, leaves, callee.out_avals,
                                fwd=fwd.name, bwd=bwd.name)

@@ -12,7 +12,14 @@ import numpy as np
 
 from irax.dialect import mlir
 
-STAGES = ("irax", "stablehlo")
+#: stage name -> the pipeline that produces it from the traced module. Each stage's text is
+#: what ``irax-opt -p 'builtin.module(<pipeline>)'`` prints for the traced module.
+STAGES = {
+    "irax": "",
+    "expanded": "irax-expand-transforms, symbol-dce",
+    "simplified": "irax-expand-transforms, symbol-dce, irax-inline, irax-simplify",
+    "stablehlo": "irax-jit",
+}
 
 
 def clone_module(module):
@@ -22,7 +29,7 @@ def clone_module(module):
 
 
 #: the pipeline that takes a traced module to StableHLO (later issues prepend passes)
-JIT_PIPELINE = "builtin.module(irax-expand-transforms, symbol-dce, irax-lower-to-stablehlo)"
+JIT_PIPELINE = "builtin.module(irax-jit)"
 
 
 def lower_to_stablehlo(module):
@@ -37,9 +44,15 @@ def lower_to_stablehlo(module):
 def module_at_stage(entry, stage: str):
     if stage == "irax":
         return entry.trace_module
-    if entry.lowered_module is None:
-        entry.lowered_module = lower_to_stablehlo(entry.trace_module)
-    return entry.lowered_module
+    if stage == "stablehlo":
+        if entry.lowered_module is None:
+            entry.lowered_module = lower_to_stablehlo(entry.trace_module)
+        return entry.lowered_module
+    from irax.passes import run_pipeline
+
+    out = clone_module(entry.trace_module)
+    run_pipeline(out, f"builtin.module({STAGES[stage]})")
+    return out
 
 
 def compile_entry(entry, device, name: str) -> None:

@@ -277,3 +277,24 @@ def test_leaked_tracer_from_grad_is_detected():
     irax.grad(f)(1.0)
     with pytest.raises(errors.UnexpectedTracerError):
         irax.jit(lambda y: y + leaked[0])(1.0)
+
+
+def test_custom_rules_survive_vmap():
+    @irax.custom_jvp
+    def f(x):
+        return jnp.sin(x)
+
+    f.defjvp(lambda p, t: (f(p[0]), 42.0 * t[0]))
+    g = irax.grad(lambda v: jnp.sum(irax.vmap(f)(v)))(np.zeros(3, np.float32))
+    np.testing.assert_allclose(g, [42.0, 42.0, 42.0])
+
+    @irax.custom_vjp
+    def h(x):
+        return jnp.sin(x)
+
+    h.defvjp(lambda x: (h(x), x), lambda x, ct: (42.0 * ct,))  # fwd calls h itself
+    np.testing.assert_allclose(float(irax.grad(h)(np.float32(0))), 42.0)
+    g = irax.grad(lambda v: jnp.sum(irax.vmap(h)(v)))(np.zeros(3, np.float32))
+    np.testing.assert_allclose(g, [42.0, 42.0, 42.0])
+    gj = irax.jit(irax.grad(lambda v: jnp.sum(irax.vmap(h)(v))))(np.zeros(3, np.float32))
+    np.testing.assert_allclose(gj, [42.0, 42.0, 42.0])

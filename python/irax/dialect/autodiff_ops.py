@@ -47,9 +47,6 @@ class CallLike(Op):
 
     infers_results = False
     rule_symbols: tuple[str, ...] = ()
-    # batch: none on purpose. irax-vectorize batches a call-like op without a batch rule as
-    # a plain ``irax.call`` of the vectorized callee (``vectorize/batch.py``, ``_batch_call``);
-    # the custom derivative rules / checkpoint policy are not carried over to the batched call
 
     @classmethod
     def infer(cls, *avals, **attrs):
@@ -83,6 +80,24 @@ class CallLike(Op):
         return list(op.results)
 
 
+def batch_call_like(cls, b, args, dims, **attrs):
+    """vmap of a call-like op: the same op over the vectorized callee and rule functions,
+    so custom derivatives and checkpointing survive vectorization. Every operand is
+    batched at 0 (materialized when unmapped) and every result is batched at 0."""
+    from irax.vectorize.batch import vmap_function
+
+    xs = [b.to_front(x, d) for x, d in zip(args, dims)]
+    new = dict(attrs)
+    for key in ("callee",) + cls.rule_symbols:
+        # every function involved takes and returns per-example values: batch them all at 0
+        ins, outs = funcs.signature(b.ctx.callee(attrs[key]))
+        new[key] = vmap_function(b.ctx, attrs[key], (0,) * len(ins), (0,) * len(outs),
+                                 b.axis_size, b.axis_name)
+    out_avals = funcs.signature(b.ctx.callee(new["callee"]))[1]
+    outs = b.emit(cls, xs, result_avals=out_avals, **new)
+    return outs, [0] * len(outs)
+
+
 class CustomJvpCall(CallLike):
     """A call whose JVP is the user's rule ``@jvp: (primals..., tangents...) ->
     (outputs..., output tangents...)`` (``custom_jvp``). In reverse mode the rule is
@@ -91,6 +106,7 @@ class CustomJvpCall(CallLike):
     name = "irax.custom_jvp_call"
     attributes = {"callee": A.Symbol, "jvp": A.Symbol}
     rule_symbols = ("jvp",)
+    batch = classmethod(batch_call_like)
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, jvp):
@@ -108,6 +124,7 @@ class CustomVjpCall(CallLike):
     name = "irax.custom_vjp_call"
     attributes = {"callee": A.Symbol, "fwd": A.Symbol, "bwd": A.Symbol}
     rule_symbols = ("fwd", "bwd")
+    batch = classmethod(batch_call_like)
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, fwd, bwd):
@@ -146,6 +163,7 @@ class Checkpoint(CallLike):
     name = "irax.checkpoint"
     attributes = {"callee": A.Symbol, "policy": A.Str}
     defaults = {"policy": "nothing_saveable"}
+    batch = classmethod(batch_call_like)
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, policy):

@@ -3,8 +3,12 @@ and pipeline parser shared by the Python API and ``irax-opt``."""
 
 from irax.passes import (  # noqa: F401,E402 - register the passes
     autodiff,
+    cse,
+    dce,
+    inline,
     lower_to_stablehlo,
     raise_stablehlo,
+    simplify,
     vectorize,
     verify,
 )

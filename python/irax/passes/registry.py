@@ -24,6 +24,13 @@ from typing import Any, ClassVar
 
 PASSES: dict[str, type[ModulePass]] = {}
 
+#: named pipelines: a name standing for a pipeline string
+PIPELINES: dict[str, str] = {
+    "irax-jit": "irax-expand-transforms, symbol-dce, irax-lower-to-stablehlo",
+    "irax-default": "irax-verify, irax-expand-transforms, irax-inline, irax-simplify, "
+                    "irax-lower-to-stablehlo",
+}
+
 
 class PipelineError(ValueError):
     """A malformed pipeline, an unknown pass or a bad option."""
@@ -137,7 +144,10 @@ def parse_pipeline(text: str) -> list:
     elif text.startswith("any(") and text.endswith(")"):
         text = text[4:-1]
     steps: list = []
+    items = []
     for item in _split_top(text):
+        items += _split_top(PIPELINES[item]) if item in PIPELINES else [item]
+    for item in items:
         name = item.split("{", 1)[0].split("(", 1)[0].strip()
         cls = PASSES.get(name)
         if cls is None:

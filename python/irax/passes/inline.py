@@ -1,0 +1,105 @@
+"""irax-inline: inline calls of private functions (``irax.call``, ``func.call``) and drop
+private functions that are no longer referenced.
+
+MLIR's inliner never inlines a function holding unregistered ops; after
+``irax-expand-transforms`` the generated functions are ordinary irax code, and inlining
+them lets irax-simplify see across the former call boundaries.
+
+Before:
+    func.func private @sq(%x: tensor<f32>) -> tensor<f32> {
+      %0 = "irax.mul"(%x, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      return %0 : tensor<f32>
+    }
+    func.func @main(%a: tensor<f32>) -> tensor<f32> {
+      %0 = "irax.call"(%a) {callee = @sq} : (tensor<f32>) -> tensor<f32>
+      return %0 : tensor<f32>
+    }
+After:
+    func.func @main(%a: tensor<f32>) -> tensor<f32> {
+      %0 = "irax.mul"(%a, %a) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+      return %0 : tensor<f32>
+    }
+"""
+
+from __future__ import annotations
+
+from irax.passes.registry import ModulePass, Option, register_pass
+
+
+def _is_call(op) -> bool:
+    from irax.dialect.base import lookup
+    from irax.dialect.control import Call
+
+    return op.name == "func.call" or lookup(op.name) is Call
+
+
+def _callee(op) -> str:
+    from irax.dialect import mlir
+
+    return mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
+
+
+def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
+    """Inlines every call in ``fn`` (recursively, callees first); returns how many."""
+    from irax.dialect import funcs
+    from irax.errors import IRError
+
+    count = 0
+    if depth > limit:
+        raise IRError(f"irax-inline: call depth exceeds {limit} (recursive functions?)")
+    block = fn.regions[0].blocks[0]
+    for op in list(block.operations):
+        if not _is_call(op):
+            continue
+        callee = table.get(_callee(op))
+        if callee is None or len(callee.regions[0].blocks) != 1:
+            continue
+        count += inline_calls(callee, table, depth + 1, limit)
+        body = callee.regions[0].blocks[0]
+        env = dict(zip(body.arguments, op.operands))
+        from irax.dialect import mlir
+
+        ip = mlir.ir().InsertionPoint(op)
+        for inner in body.operations:
+            if inner.name == "func.return":
+                for old, new in zip(op.results, [env[v] for v in inner.operands]):
+                    old.replace_all_uses_with(new)
+                break
+            new = funcs.clone_op(inner, [env[v] for v in inner.operands], ip)
+            for r, nr in zip(inner.results, new.results):
+                env[r] = nr
+        op.erase()
+        count += 1
+    return count
+
+
+@register_pass
+class Inline(ModulePass):
+    """irax-inline: inline calls of private functions and drop unreferenced ones"""
+
+    name = "irax-inline"
+    options = {"drop-dead": Option(bool, True, "erase private functions no longer called")}
+
+    def run(self, module) -> None:
+        from irax.dialect import funcs
+
+        table = funcs.symbol_table(module)
+        for fn in list(module.body.operations):
+            if fn.operation.name == "func.func" and "sym_visibility" not in fn.attributes:
+                inline_calls(fn, table)
+        if self.option("drop-dead"):
+            _drop_unreferenced(module)
+
+
+def _drop_unreferenced(module) -> None:
+    from irax.dialect import funcs
+    from irax.transform_call import _reachable
+
+    publics = [funcs.symbol_name(f) for f in module.body.operations
+               if f.operation.name == "func.func" and "sym_visibility" not in f.attributes]
+    live = set()
+    for name in publics:
+        live.update(funcs.symbol_name(f) for f in _reachable(module, name))
+    for fn in list(module.body.operations):
+        if fn.operation.name == "func.func" and funcs.symbol_name(fn) not in live:
+            fn.operation.erase()
