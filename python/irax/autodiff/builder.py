@@ -18,11 +18,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
-from irax.dialect.base import OpError, by_method
+from irax.dialect.base import OpError
+from irax.dialect.builder import OpMethods
 
 _ids = itertools.count()
 
@@ -48,7 +47,7 @@ class TapeEntry:
     outs: list = field(default_factory=list)
 
 
-class ADBuilder:
+class ADBuilder(OpMethods):
     """Emits irax ops through ``ir`` (an ``IRBuilder``); records linear ops on ``tape``."""
 
     def __init__(self, ir_builder, tape: list | None = None, ctx=None):
@@ -128,25 +127,10 @@ class ADBuilder:
         results, _, _ = self.ir.emit(cls, ins, result_avals=avals, **cls.decode_attrs(op))
         return results
 
-    def __getattr__(self, method: str):
-        op_cls = by_method(method)
-        if op_cls is None:
-            raise AttributeError(f"no irax op with builder method {method!r}")
-
-        def build(*operands, **attrs):
-            out = self.emit(op_cls, operands, **attrs)
-            return out[0] if len(out) == 1 else out
-
-        return build
+    def emit_values(self, op_cls, operands, **attrs) -> list:
+        return self.emit(op_cls, operands, **attrs)
 
     # ---- constants ---------------------------------------------------------------------------
-    def full(self, aval: ShapedArray, value):
-        """A tensor of ``aval``'s shape and dtype filled with ``value`` (a broadcast scalar)."""
-        scalar = self.constant(value=np.asarray(value, dtype=aval.dtype))
-        if aval.shape == ():
-            return scalar
-        return self.broadcast_in_dim(scalar, shape=aval.shape, broadcast_dimensions=())
-
     def full_like(self, v, value):
         return self.full(self.aval(v), value)
 

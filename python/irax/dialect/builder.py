@@ -11,7 +11,36 @@ from irax.dialect import mlir
 from irax.dialect.base import Op, OpError, by_method
 
 
-class IRBuilder:
+class OpMethods:
+    """``b.<method>(*operands, **attrs)`` emits the op whose builder method is ``method``
+    (``b.add(x, y)``, ``b.reduce_sum(x, axes=(0,))``) through ``emit_values``; shared by
+    every builder (IR, autodiff, batching)."""
+
+    def emit_values(self, op_cls, operands, **attrs) -> list:
+        raise NotImplementedError
+
+    def __getattr__(self, method: str):
+        op_cls = by_method(method)
+        if op_cls is None:
+            raise AttributeError(f"no irax op with builder method {method!r}")
+
+        def build(*operands, **attrs):
+            out = self.emit_values(op_cls, operands, **attrs)
+            return out[0] if len(out) == 1 else out
+
+        return build
+
+    def full(self, aval: ShapedArray, value):
+        """A tensor of ``aval``'s shape and dtype filled with ``value`` (a broadcast scalar)."""
+        import numpy as np
+
+        scalar = self.constant(value=np.asarray(value, dtype=aval.dtype))
+        if aval.shape == ():
+            return scalar
+        return self.broadcast_in_dim(scalar, shape=aval.shape, broadcast_dimensions=())
+
+
+class IRBuilder(OpMethods):
     """Emits irax ops at an insertion point, inferring result types with each op's rule."""
 
     def __init__(self, ip, loc=None):
@@ -48,23 +77,14 @@ class IRBuilder:
             loc=self.loc, ip=self.ip)
         return list(op.results), out_avals, op
 
-    def __getattr__(self, method: str):
-        op_cls = by_method(method)
-        if op_cls is None:
-            raise AttributeError(f"no irax op with builder method {method!r}")
-
-        def build(*operands, **attrs):
-            results, _, _ = self.emit(op_cls, operands, **attrs)
-            return results[0] if len(results) == 1 else results
-
-        return build
+    def emit_values(self, op_cls, operands, **attrs) -> list:
+        return self.emit(op_cls, operands, **attrs)[0]
 
     def constant(self, value, dtype=None):
         """An ``irax.constant`` holding ``value`` (a NumPy array or scalar)."""
         import numpy as np
 
-        arr = np.asarray(value, dtype=dtype)
-        return self.__getattr__("constant")(value=arr)
+        return self.emit_values(by_method("constant"), [], value=np.asarray(value, dtype=dtype))[0]
 
 
 def aval(value) -> ShapedArray:

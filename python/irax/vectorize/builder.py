@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
-from irax.dialect.base import by_method
+from irax.dialect.builder import OpMethods
 
 
-class BatchBuilder:
+class BatchBuilder(OpMethods):
     def __init__(self, ir_builder, ctx, axis_size: int, axis_name: str):
         self.ir = ir_builder
         self.ctx = ctx
@@ -32,16 +32,8 @@ class BatchBuilder:
                                      **attrs)
         return results
 
-    def __getattr__(self, method: str):
-        op_cls = by_method(method)
-        if op_cls is None:
-            raise AttributeError(f"no irax op with builder method {method!r}")
-
-        def build(*operands, **attrs):
-            out = self.emit(op_cls, operands, **attrs)
-            return out[0] if len(out) == 1 else out
-
-        return build
+    def emit_values(self, op_cls, operands, **attrs) -> list:
+        return self.emit(op_cls, operands, **attrs)
 
     # ---- batch dimensions -------------------------------------------------------------------
     def moveaxis(self, x, src: int, dst: int):
@@ -71,11 +63,3 @@ class BatchBuilder:
     def to_front(self, x, dim: int | None):
         """``x`` with its batch dimension first (materialized when ``dim`` is None)."""
         return self.matchaxis(x, dim, 0)
-
-    def full(self, aval: ShapedArray, value):
-        import numpy as np
-
-        scalar = self.constant(value=np.asarray(value, dtype=aval.dtype))
-        if aval.shape == ():
-            return scalar
-        return self.broadcast_in_dim(scalar, shape=aval.shape, broadcast_dimensions=())
