@@ -1,6 +1,9 @@
 """Side-by-side timings of irax against JAX and NumPy, reported as ratios.
 
-    python benchmarks/run.py [--size 5000]
+    python benchmarks/run.py [--size 2000] [--quick]
+
+Each row times the same computation in irax (IREE llvm-cpu), JAX (XLA CPU) and NumPy
+where NumPy can express it; ``irax/jax`` < 1 means irax is faster.
 """
 
 from __future__ import annotations
@@ -11,79 +14,171 @@ import time
 import numpy as np
 
 
-def _best(fn, repeat=5):
+def _best(fn, repeat=5, number=1):
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - start) / number)
     return min(times)
 
 
-def elementwise(n: int) -> list[tuple[str, float, float | None, float]]:
-    import irax
-
-    x = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
-    rows = []
-    cases = {
-        "x*x + x*2": lambda m: (lambda x: x * x + x * 2.0),
-        "x + x*x + x*x*x": lambda m: (lambda x: x + x * x + x * x * x),
-    }
+def _jax():
     try:
         import jax
         import jax.numpy as jjnp
+
+        return jax, jjnp
     except ImportError:
-        jax = None
-    for name, make in cases.items():
-        f_np = make(np)
-        f_irax = irax.jit(make(None))
+        return None, None
+
+
+def _ready(x):
+    return x.block_until_ready() if hasattr(x, "block_until_ready") else x
+
+
+def _tree_ready(tree):
+    import irax
+
+    for leaf in irax.tree.leaves(tree):
+        _ready(leaf)
+    return tree
+
+
+def elementwise(n):
+    import irax
+
+    jax, jjnp = _jax()
+    x = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    rows = []
+    for name, f in {"x*x + x*2": lambda x: x * x + x * 2.0,
+                    "x + x*x + x*x*x": lambda x: x + x * x + x * x * x}.items():
+        fi = irax.jit(f)
         xi = irax.device_put(x)
-        f_irax(xi).block_until_ready()
-        t_irax = _best(lambda f=f_irax, a=xi: f(a).block_until_ready())
-        t_np = _best(lambda f=f_np: f(x))
+        _ready(fi(xi))
+        t_irax = _best(lambda f=fi, a=xi: _ready(f(a)))
+        t_np = _best(lambda f=f: f(x))
         t_jax = None
         if jax is not None:
-            f_jax = jax.jit(make(None))
+            fj = jax.jit(f)
             xj = jjnp.asarray(x)
-            f_jax(xj).block_until_ready()
-            t_jax = _best(lambda f=f_jax, a=xj: f(a).block_until_ready())
+            _ready(fj(xj))
+            t_jax = _best(lambda f=fj, a=xj: _ready(f(a)))
         rows.append((f"{name} [{n}x{n} f32]", t_irax, t_jax, t_np))
     return rows
 
 
-def dispatch() -> list[tuple[str, float, float | None, float]]:
+def dispatch():
     import irax
 
+    jax, jjnp = _jax()
     x = np.ones((4,), np.float32)
     f = irax.jit(lambda x: x + 1.0)
     xi = irax.device_put(x)
     f(xi)
-    t_irax = _best(lambda: [f(xi) for _ in range(1000)]) / 1000
+    t_irax = _best(lambda: f(xi), number=500)
     t_jax = None
-    try:
-        import jax
-
+    if jax is not None:
         fj = jax.jit(lambda x: x + 1.0)
-        xj = jax.numpy.asarray(x)
+        xj = jjnp.asarray(x)
         fj(xj)
-        t_jax = _best(lambda: [fj(xj) for _ in range(1000)]) / 1000
-    except ImportError:
-        pass
-    t_np = _best(lambda: [x + 1.0 for _ in range(1000)]) / 1000
+        t_jax = _best(lambda: fj(xj), number=500)
+    t_np = _best(lambda: x + 1.0, number=500)
     return [("dispatch of a cached jit call (4xf32)", t_irax, t_jax, t_np)]
+
+
+def _mlp(m, sizes, rng):
+    return [(rng.standard_normal((a, b)).astype(np.float32) / np.sqrt(a),
+             np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
+
+
+def _loss(np_mod):
+    def loss(params, x, y):
+        h = x
+        for w, b in params[:-1]:
+            h = np_mod.tanh(h @ w + b)
+        w, b = params[-1]
+        return np_mod.mean((h @ w + b - y) ** 2)
+
+    return loss
+
+
+def training(batch=256):
+    import irax
+    import irax.numpy as jnp
+
+    jax, jjnp = _jax()
+    rng = np.random.default_rng(0)
+    params = _mlp(np, [64, 256, 256, 10], rng)
+    x = rng.standard_normal((batch, 64)).astype(np.float32)
+    y = rng.standard_normal((batch, 10)).astype(np.float32)
+    rows = []
+    g = irax.jit(irax.grad(_loss(jnp)))
+    xi, yi = irax.device_put(x), irax.device_put(y)
+    pi = irax.device_put(params)
+    _tree_ready(g(pi, xi, yi))
+    t_irax = _best(lambda: _tree_ready(g(pi, xi, yi)), number=5)
+    t_jax = None
+    if jax is not None:
+        gj = jax.jit(jax.grad(_loss(jjnp)))
+        pj = jax.device_put(params)
+        _tree_ready(gj(pj, x, y))
+        t_jax = _best(lambda: _tree_ready(gj(pj, x, y)), number=5)
+    rows.append((f"jit(grad(mlp loss)) [batch {batch}]", t_irax, t_jax, None))
+
+    pe = irax.jit(irax.vmap(irax.grad(_loss(jnp)), in_axes=(None, 0, 0)))
+    xs, ys = x[:64, None, :], y[:64, None, :]
+    _tree_ready(pe(pi, xs, ys))
+    t_irax = _best(lambda: _tree_ready(pe(pi, xs, ys)), number=3)
+    t_jax = None
+    if jax is not None:
+        pej = jax.jit(jax.vmap(jax.grad(_loss(jjnp)), in_axes=(None, 0, 0)))
+        _tree_ready(pej(pj, xs, ys))
+        t_jax = _best(lambda: _tree_ready(pej(pj, xs, ys)), number=3)
+    rows.append(("jit(vmap(grad)) per-example grads [64]", t_irax, t_jax, None))
+    return rows
+
+
+def compile_latency():
+    import irax
+    import irax.numpy as jnp
+    from irax.config import config
+
+    jax, jjnp = _jax()
+    rng = np.random.default_rng(1)
+    params = _mlp(np, [8, 16, 4], rng)
+    x = rng.standard_normal((5, 8)).astype(np.float32)
+    y = rng.standard_normal((5, 4)).astype(np.float32)
+    config.update("irax_enable_compilation_cache", False)
+    try:
+        start = time.perf_counter()
+        irax.jit(irax.grad(_loss(jnp)))(params, x, y)
+        t_irax = time.perf_counter() - start
+    finally:
+        config.update("irax_enable_compilation_cache", True)
+    t_jax = None
+    if jax is not None:
+        start = time.perf_counter()
+        _tree_ready(jax.jit(jax.grad(_loss(jjnp)))(params, x, y))
+        t_jax = time.perf_counter() - start
+    return [("trace+compile jit(grad(mlp)) (cold)", t_irax, t_jax, None)]
 
 
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--size", type=int, default=5000)
+    p.add_argument("--size", type=int, default=2000)
+    p.add_argument("--quick", action="store_true", help="skip the training benchmarks")
     args = p.parse_args()
-    rows = elementwise(args.size) + dispatch()
-    print(f"{'benchmark':44s} {'irax':>10s} {'jax':>10s} {'numpy':>10s} "
-          f"{'irax/jax':>9s} {'irax/np':>8s}")
+    rows = elementwise(args.size) + dispatch() + compile_latency()
+    if not args.quick:
+        rows += training()
+    print(f"{'benchmark':44s} {'irax':>11s} {'jax':>11s} {'numpy':>11s} {'irax/jax':>9s}")
     for name, ti, tj, tn in rows:
-        jt = f"{tj * 1e3:9.3f}ms" if tj else "       n/a"
+        def fmt(t):
+            return f"{t * 1e3:9.3f}ms" if t is not None else "        n/a"
         ratio = f"{ti / tj:9.2f}" if tj else "      n/a"
-        print(f"{name:44s} {ti * 1e3:9.3f}ms {jt} {tn * 1e3:9.3f}ms {ratio} {ti / tn:8.2f}")
+        print(f"{name:44s} {fmt(ti)} {fmt(tj)} {fmt(tn)} {ratio}")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.trace import _STACK, Trace
 from irax.core.tracer import Tracer
+from irax.runtime.array import Array
 
 
 def _fun_name(fun) -> str:
@@ -106,6 +107,7 @@ class JitFunction:
             raise ValueError("irax.jit: static arguments cannot be donated: "
                              f"{sorted(set(self.donate_argnums) & set(self.static_argnums))}")
         self._cache: dict = {}
+        self._flat_trees: dict = {}
         functools.update_wrapper(self, fun, updated=())
         _LIVE.add(self)
 
@@ -134,9 +136,18 @@ class JitFunction:
         return full, kw
 
     def _entry(self, args, kwargs):
-        statics, dyn = self._split(args, kwargs)
-        leaves, treedef = tree_util.tree_flatten(dyn)
-        avals = tuple(abstractify(x, self.fun) for x in leaves)
+        if not kwargs and not self.static_argnums and all(type(a) is Array for a in args):
+            # the common case on the hot path: positional irax arrays only
+            statics, leaves = (), list(args)
+            treedef = self._flat_trees.get(len(args))
+            if treedef is None:
+                treedef = tree_util.tree_structure((tuple(range(len(args))), {}))
+                self._flat_trees[len(args)] = treedef
+            avals = tuple(a.aval for a in args)
+        else:
+            statics, dyn = self._split(args, kwargs)
+            leaves, treedef = tree_util.tree_flatten(dyn)
+            avals = tuple(abstractify(x, self.fun) for x in leaves)
         key = (treedef, avals, statics, config.jax_enable_x64)
         entry = self._cache.get(key)
         if entry is None:

@@ -321,7 +321,6 @@ def _is_public(fn) -> bool:
 
 def _to_buffer(x, aval, device, name: str, i: int):
     from irax.runtime.array import Array
-    from irax.runtime.devices import runtime
 
     if isinstance(x, Array) and x.shape == aval.shape and x.dtype == aval.dtype:
         return x._device_buffer(device)
@@ -330,8 +329,9 @@ def _to_buffer(x, aval, device, name: str, i: int):
         got = f"{data.dtype.name}{list(data.shape)}"
         raise TypeError(f"irax.ir: argument {i} of @{name} must be {aval.str_short()}, but got "
                         f"{got}")
-    data = np.asarray(data, dtype=aval.dtype, order="C")  # ascontiguousarray makes 0-d 1-d
-    return runtime().asdevicearray(device.hal, data)
+    from irax.runtime.buffers import to_device
+
+    return to_device(device.hal, np.asarray(data, dtype=aval.dtype, order="C"))
 
 
 def _castable(src, dst) -> bool:

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax import tree_util
 from irax.dialect import mlir
+from irax.runtime.array import Array
+from irax.runtime.buffers import to_device
 
 #: stage name -> the pipeline that produces it from the traced module. Each stage's text is
 #: what ``irax-opt -p 'builtin.module(<pipeline>)'`` prints for the traced module.
@@ -91,9 +94,6 @@ def _mark_donations(module, entry) -> None:
 
 
 def execute(entry, leaves):
-    from irax import tree_util
-    from irax.runtime.array import Array
-
     device = entry.device
     buffers = [_to_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
     outs = entry.executable(buffers)
@@ -105,10 +105,6 @@ def execute(entry, leaves):
 
 
 def _to_buffer(x, aval, device):
-    from irax.runtime.array import Array
-    from irax.runtime.devices import runtime
-
-    if isinstance(x, Array):
+    if type(x) is Array:
         return x._device_buffer(device)
-    data = np.asarray(x, dtype=aval.dtype, order="C")
-    return runtime().asdevicearray(device.hal, data)
+    return to_device(device.hal, np.asarray(x, dtype=aval.dtype, order="C"))

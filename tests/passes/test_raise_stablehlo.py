@@ -59,8 +59,9 @@ def _grad_wrapper(text: str) -> str:
 def _run_stablehlo(text: str, args, n_results: int):
     """Compiles StableHLO text with IREE and runs its @main on ``args``."""
     from irax.dialect import mlir
+    from irax.runtime.buffers import to_device, to_host
     from irax.runtime.compiler import Target, compile_module
-    from irax.runtime.devices import devices, runtime
+    from irax.runtime.devices import devices
     from irax.runtime.executable import Executable
 
     with mlir.context():
@@ -68,8 +69,8 @@ def _run_stablehlo(text: str, args, n_results: int):
     vmfb = compile_module(module, Target("llvm-cpu"), "mlp_grad")
     device = devices("cpu")[0]
     exe = Executable(vmfb, device, [np.float32] * n_results)
-    outs = exe([runtime().asdevicearray(device.hal, a) for a in args])
-    return [o.to_host() for o in outs]
+    outs = exe([to_device(device.hal, np.asarray(a)) for a in args])
+    return [np.array(to_host(device.hal, o, tuple(o.shape), np.float32)) for o in outs]
 
 
 def _reference_grads(args):

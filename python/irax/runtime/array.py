@@ -36,11 +36,12 @@ class Array(ArrayMethods):
         return self
 
     @classmethod
-    def _from_device(cls, dev_array, aval: ShapedArray, device) -> Array:
+    def _from_device(cls, view, aval: ShapedArray, device) -> Array:
+        """An array backed by an IREE ``HalBufferView`` on ``device``."""
         self = object.__new__(cls)
         self.aval = aval
         self._host = None
-        self._dev = dev_array
+        self._dev = view
         self._device = device
         self._deleted = False
         return self
@@ -54,27 +55,19 @@ class Array(ArrayMethods):
     def _numpy(self) -> np.ndarray:
         self._check_live()
         if self._host is None:
-            mapped = np.asarray(self._dev.to_host())
-            if mapped.dtype != self.aval.dtype:
-                mapped = mapped.view(self.aval.dtype)
-            # On CPU, to_host() maps the device buffer without copying, and the mapping
-            # lives only as long as the IREE DeviceArray: the host view must keep it alive.
-            host = np.asarray(_KeepAlive(mapped.reshape(self.aval.shape), self._dev))
-            if host.dtype != self.aval.dtype:  # the interface spells bf16 and fp8 as raw 'V2'
-                host = host.view(self.aval.dtype)
-            host.flags.writeable = False
-            self._host = host
+            from irax.runtime.buffers import to_host
+
+            self._host = to_host(self._device.hal, self._dev, self.aval.shape, self.aval.dtype)
         return self._host
 
     def _device_buffer(self, device):
-        """The IREE device array of this value on ``device`` (copied there if needed)."""
+        """The IREE buffer view of this value on ``device`` (copied there if needed)."""
         self._check_live()
-        if self._dev is not None and self._device == device:
+        if self._dev is not None and self._device is device:
             return self._dev
-        from irax.runtime.devices import runtime
+        from irax.runtime.buffers import to_device
 
-        data = np.asarray(self._numpy(), order="C")
-        dev = runtime().asdevicearray(device.hal, data)
+        dev = to_device(device.hal, self._numpy())
         if self._dev is None:
             self._dev, self._device = dev, device
         return dev
@@ -206,17 +199,6 @@ class Array(ArrayMethods):
 
     def __deepcopy__(self, memo):
         return self
-
-
-class _KeepAlive:
-    """An array interface whose owner (an IREE DeviceArray) outlives every NumPy view."""
-
-    __slots__ = ("__array_interface__", "_view", "_owner")
-
-    def __init__(self, view: np.ndarray, owner):
-        self._view = view
-        self._owner = owner
-        self.__array_interface__ = view.__array_interface__
 
 
 def _rebuild(data, weak):

@@ -12,8 +12,7 @@ from irax.runtime import devices as _devices
 class Executable:
     """Calls one exported function of a compiled module on one device.
 
-    ``__call__(buffers)`` takes IREE device arrays and returns IREE device arrays whose
-    element types are ``out_dtypes``.
+    ``__call__(views)`` takes IREE buffer views and returns the results' buffer views.
     """
 
     def __init__(self, vmfb: bytes, device: _devices.Device, out_dtypes, function: str = "main"):
@@ -30,14 +29,13 @@ class Executable:
         self.out_dtypes = list(out_dtypes)
         self._rt = rt
 
-    def __call__(self, buffers):
+    def __call__(self, views):
         rt = self._rt
-        args = rt.VmVariantList(len(buffers))
-        for b in buffers:
-            args.push_ref(b._buffer_view)
-        rets = rt.VmVariantList(len(self.out_dtypes))
+        args = rt.VmVariantList(len(views))
+        for v in views:
+            args.push_ref(v)
+        n = len(self.out_dtypes)
+        rets = rt.VmVariantList(n)
         self.context.invoke(self.function, args, rets)
-        hal = self.device.hal
         view = rt.HalBufferView
-        return [rt.DeviceArray(hal, rets.get_as_object(i, view), override_dtype=dt)
-                for i, dt in enumerate(self.out_dtypes)]
+        return [rets.get_as_object(i, view) for i in range(n)]
