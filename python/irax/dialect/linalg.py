@@ -151,10 +151,17 @@ class DotGeneral(Op):
                               lhs_batch_dimensions=batch, rhs_batch_dimensions=tuple(rb_))
             ct_lhs = _permute_into(b, t, la.ndim, lb_, l_free, lc, rc)
         if b.is_linear(rhs):
-            t = b.dot_general(ct, lhs, lhs_contracting_dimensions=ct_l_free,
-                              rhs_contracting_dimensions=tuple(l_free),
-                              lhs_batch_dimensions=batch, rhs_batch_dimensions=tuple(lb_))
-            ct_rhs = _permute_into(b, t, ra.ndim, rb_, r_free, rc, lc)
+            if _swapped_is_ordered(ra.ndim, rb_, r_free, rc, lc):
+                # lhs first: [batch, contracting, free] is already rhs's order (x @ w)
+                ct_rhs = b.dot_general(lhs, ct, lhs_contracting_dimensions=tuple(l_free),
+                                       rhs_contracting_dimensions=ct_l_free,
+                                       lhs_batch_dimensions=tuple(lb_),
+                                       rhs_batch_dimensions=batch)
+            else:
+                t = b.dot_general(ct, lhs, lhs_contracting_dimensions=ct_l_free,
+                                  rhs_contracting_dimensions=tuple(l_free),
+                                  lhs_batch_dimensions=batch, rhs_batch_dimensions=tuple(lb_))
+                ct_rhs = _permute_into(b, t, ra.ndim, rb_, r_free, rc, lc)
         return ct_lhs, ct_rhs
 
     @classmethod
@@ -182,6 +189,14 @@ class DotGeneral(Op):
 def _around(dims, d):
     """``dims`` of an operand renumbered around its batch dim ``d`` (None: unbatched)."""
     return dims if d is None else shift_dims(dims, d)
+
+
+def _swapped_is_ordered(rank, batch, free, contracting, other_contracting) -> bool:
+    """Whether ``dot_general(other, ct)`` (dims [batch, contracting ordered by the other
+    operand's contracting dims, free]) is already in the operand's dimension order."""
+    order = list(batch) + [contracting[list(other_contracting).index(o)]
+                           for o in sorted(other_contracting)] + list(free)
+    return order == list(range(rank))
 
 
 def _permute_into(b, t, rank, batch, free, contracting, other_contracting):

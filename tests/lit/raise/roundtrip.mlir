@@ -11,9 +11,11 @@
 // CHECK-LABEL: func.func public @grad_w
 // CHECK: stablehlo.tanh
 // CHECK: stablehlo.multiply
-// CHECK: stablehlo.dot_general
-// CHECK: stablehlo.transpose %{{.*}}, dims = [1, 0] : (tensor<4x3xf32>) -> tensor<3x4xf32>
-// CHECK: return %{{.*}} : tensor<3x4xf32>
+// CHECK: call @main_grad
+// CHECK-LABEL: func.func private @main_vjp
+// CHECK: %[[G:.*]] = stablehlo.dot_general %arg1, %{{.*}}, contracting_dims = [0] x [0] : (tensor<5x3xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
+// CHECK-NOT: stablehlo.transpose
+// CHECK: return %{{.*}}, %[[G]] : tensor<f32>, tensor<3x4xf32>
 module @jit_loss attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<3x4xf32>, %arg1: tensor<5x3xf32>) -> (tensor<f32> {jax.result_info = "result"}) {
     %0 = stablehlo.dot_general %arg1, %arg0, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<5x3xf32>, tensor<3x4xf32>) -> tensor<5x4xf32>
