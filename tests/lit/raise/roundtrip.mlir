@@ -9,10 +9,10 @@
 
 // The gradient of a raised function: a reverse sweep through tanh and dot_general.
 // CHECK-LABEL: func.func public @grad_w
-// CHECK: stablehlo.tanh
-// CHECK: stablehlo.multiply
 // CHECK: call @main_grad
 // CHECK-LABEL: func.func private @main_vjp
+// CHECK: stablehlo.tanh
+// CHECK: stablehlo.multiply
 // CHECK: %[[G:.*]] = stablehlo.dot_general %arg1, %{{.*}}, contracting_dims = [0] x [0] : (tensor<5x3xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
 // CHECK-NOT: stablehlo.transpose
 // CHECK: return %{{.*}}, %[[G]] : tensor<f32>, tensor<3x4xf32>
