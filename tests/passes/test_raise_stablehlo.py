@@ -104,6 +104,47 @@ def test_grad_of_jax_mlp_through_irax_opt(tmp_path):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
+def _vmap_wrapper(text: str, groups: int) -> str:
+    """The JAX module with @main renamed @loss and a new @main that maps it over a leading
+    axis of x and y (the parameters are shared), as an ``irax.vmap`` op."""
+    shapes = [s if i < 4 else (groups, *s) for i, s in enumerate(programs.SHAPES)]
+    types = [f"tensor<{'x'.join(map(str, s))}xf32>".replace("<xf32", "<f32") for s in shapes]
+    args = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    operands = ", ".join(f"%a{i}" for i in range(len(types)))
+    wrapper = f"""
+  func.func public @main({args}) -> tensor<{groups}xf32> {{
+    %r = "irax.vmap"({operands}) {{callee = @loss, in_axes = array<i64: -1, -1, -1, -1, 0, 0>,
+        out_axes = array<i64: 0>, axis_size = {groups} : i64}}
+        : ({", ".join(types)}) -> tensor<{groups}xf32>
+    return %r : tensor<{groups}xf32>
+  }}
+}}
+"""
+    body = text.replace("func.func public @main(", "func.func private @loss(")
+    return body[:body.rstrip().rindex("}")] + wrapper
+
+
+def test_vmap_of_jax_function_through_irax_opt(tmp_path):
+    groups = 3
+    path = tmp_path / "mlp_vmap.mlir"
+    path.write_text(_vmap_wrapper(_mlp_text(), groups))
+    pipeline = "builtin.module(irax-raise-stablehlo, irax-vectorize, irax-lower-to-stablehlo)"
+    out = _irax_opt(str(path), "-p", pipeline)
+    assert out.returncode == 0, out.stderr
+    assert "irax." not in out.stdout
+    rng = np.random.default_rng(5)
+    args = list(programs.mlp_args())
+    xs = rng.standard_normal((groups, *programs.SHAPES[4])).astype(np.float32)
+    ys = rng.standard_normal((groups, *programs.SHAPES[5])).astype(np.float32)
+    (got,) = _run_stablehlo(out.stdout, args[:4] + [xs, ys], 1)
+    jax = _jax()
+    if jax is not None:
+        want = jax.vmap(programs.mlp_loss, in_axes=(None,) * 4 + (0, 0))(*args[:4], xs, ys)
+    else:
+        want = [programs.mlp_reference(args[:4] + [x, y])[0] for x, y in zip(xs, ys)]
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-5, atol=1e-7)
+
+
 # ---- raised programs compute what JAX computes ------------------------------------------------
 def _elementwise(x, y, i, j, z):
     import jax

@@ -1,0 +1,20 @@
+// RUN: irax-opt %s --split-input-file --verify-diagnostics -p 'builtin.module(irax-lower-to-stablehlo)'
+
+// A collective outside any vmap over its axis name cannot run.
+func.func @unbound(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'irax.psum' op unbound axis name: i}}
+  %0 = "irax.psum"(%x) {axis_name = "i"} : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// Transformation ops must be expanded first.
+func.func @unexpanded(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'irax.grad' op must be expanded by irax-autodiff before lowering}}
+  %0 = "irax.grad"(%x) {callee = @f, argnums = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
