@@ -202,3 +202,10 @@ def test_x64_keeps_float64(x64):
     out = f(x)
     assert out.dtype == np.float64
     np.testing.assert_array_equal(np.asarray(out), x * x)
+
+
+def test_x64_transcendentals_compile(x64):
+    f = irax.jit(lambda x: jnp.sin(x) + jnp.cos(x) * jnp.tan(x) + jnp.exp(x))
+    x = np.array([0.1, 0.5, 1.3])
+    np.testing.assert_allclose(np.asarray(f(x)), np.sin(x) + np.cos(x) * np.tan(x) + np.exp(x),
+                               rtol=1e-14)

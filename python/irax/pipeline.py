@@ -19,8 +19,8 @@ from irax.runtime.buffers import to_device
 #: what ``irax-opt -p 'builtin.module(<pipeline>)'`` prints for the traced module.
 STAGES = {
     "irax": "",
-    "expanded": "irax-expand-transforms, symbol-dce",
-    "simplified": "irax-expand-transforms, symbol-dce, irax-inline, irax-simplify",
+    "expanded": "irax-expand-transforms, irax-symbol-dce",
+    "simplified": "irax-expand-transforms, irax-symbol-dce, irax-inline, irax-simplify",
     "stablehlo": "irax-jit",
 }
 

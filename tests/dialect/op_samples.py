@@ -98,7 +98,9 @@ SAMPLES = {
 #: custom rules: tests/autodiff, tests/lit) or terminate regions
 NO_SAMPLE = {"irax.call", "irax.return", "irax.jvp", "irax.vjp", "irax.grad",
              "irax.value_and_grad", "irax.custom_jvp_call", "irax.custom_vjp_call",
-             "irax.checkpoint", "irax.vmap"}
+             "irax.checkpoint", "irax.vmap",
+             # region ops: tests/control and tests/lit/control
+             "irax.while", "irax.cond", "irax.scan"}
 # collectives need an enclosing vmap over their axis: tests/vectorize/test_vmap_api.py
 NO_SAMPLE |= {f"irax.{n}" for n in ("psum", "pmax", "pmin", "all_gather", "psum_scatter",
                                     "ppermute", "axis_index")}
@@ -159,4 +161,13 @@ SAMPLES.update({
                                lhs_batch_dimensions=(0,), rhs_batch_dimensions=(0,))),
                          ((_i(2, 3), _i(4, 3)),
                           dict(lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(1,)))],
+})
+
+SAMPLES.update({
+    # random.py: Random123's known-answer vectors (one per lane: k0, k1, x0, x1)
+    "irax.threefry2x32": [(tuple(np.array(v, np.uint32) for v in (
+        [0, 0xFFFFFFFF, 0x13198A2E], [0, 0xFFFFFFFF, 0x03707344],
+        [0, 0xFFFFFFFF, 0x243F6A88], [0, 0xFFFFFFFF, 0x85A308D3])), {}),
+        ((np.full((2, 3), 42, np.uint32), np.arange(6, dtype=np.uint32).reshape(2, 3),
+          np.zeros((2, 3), np.uint32), np.arange(6, dtype=np.uint32).reshape(2, 3)), {})],
 })

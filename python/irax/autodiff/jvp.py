@@ -76,9 +76,10 @@ def jvp_op(b: ADBuilder, op, ins, dins):
     if cls is None:
         raise IRError(f"{op.location}: error: irax-autodiff cannot differentiate '{op.name}'")
     if cls.jvp_full is not None and any(t is not None for t in dins):
+        extra = {"op": op} if cls.region_op else {}  # region rules read the regions
         try:
             outs, douts = cls.jvp_full(b, ins, dins, [mlir.aval_of(r) for r in op.results],
-                                       **cls.decode_attrs(op))
+                                       **extra, **cls.decode_attrs(op))
         except OpError as e:
             raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
         return list(outs), list(douts)

@@ -120,6 +120,37 @@ class Trace:
                 o._concrete = v
         return outs
 
+    def emit_region_op(self, op_cls, args, regions, result_avals, attrs) -> list:
+        """Emits a region op whose regions receive the bodies of traced functions.
+
+        ``regions``: one ``(arg_avals, fn, arg_map)`` per region; ``fn`` (a func.func of
+        this module) is moved into the region, its argument ``i`` becoming block argument
+        ``arg_map[i]``. In a concrete trace the results also get their values."""
+        from irax.dialect import mlir
+        from irax.dialect.regions import function_to_region
+
+        tracers = [self.lift(a) for a in args]
+        values = [t._value for t in tracers]
+        try:
+            results, out_avals, op = self._builder.emit(
+                op_cls, values, [t.aval for t in tracers], regions=len(regions),
+                result_avals=result_avals, **attrs)
+        except OpError as e:
+            raise TypeError(str(e)) from None
+        for region, (arg_avals, fn, arg_map) in zip(op.regions, regions):
+            region.blocks.append(*[mlir.to_ir_type(a) for a in arg_avals])
+            function_to_region(fn, region, arg_map)
+        outs = [Tracer(self, v, a) for v, a in zip(results, out_avals)]
+        if self.concrete and all(t._concrete is not None for t in tracers):
+            from irax.dialect.interpreter import Interpreter
+
+            norm = op_cls.normalize_attrs(attrs)
+            vals = op_cls.evaluate_regions(Interpreter(self.module), op,
+                                           [t._concrete for t in tracers], norm, out_avals)
+            for o, v in zip(outs, vals):
+                o._concrete = np.asarray(v)
+        return outs
+
     def lift(self, x) -> Tracer:
         """A tracer for ``x``: itself if it is ours, a captured argument if it belongs to
         an enclosing trace, else an ``irax.constant``."""

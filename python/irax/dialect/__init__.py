@@ -3,12 +3,19 @@
 Importing this package registers every op family.
 """
 
-from irax.dialect import autodiff_ops, constant, control, elementwise, transform  # noqa: F401
+from irax.dialect import (  # noqa: F401 - each import registers a family
+    autodiff_ops,
+    collective,
+    constant,
+    control,
+    control_flow,
+    elementwise,
+    indexing,
+    linalg,
+    random,
+    reduction,
+    scatter,
+    shape,
+    transform,
+)
 from irax.dialect.base import REGISTRY, Op, OpError, lookup  # noqa: F401
-
-for _family in ("shape", "reduction", "linalg", "indexing", "scatter", "collective", "random"):
-    try:
-        __import__(f"irax.dialect.{_family}")
-    except ModuleNotFoundError as _e:  # a family not written yet
-        if _e.name != f"irax.dialect.{_family}":
-            raise

@@ -51,7 +51,10 @@ class Op:
     defaults: ClassVar[dict[str, object]] = {}
     #: number of operands, or None for variadic
     num_operands: ClassVar[int | None] = None
-    num_regions: ClassVar[int] = 0
+    num_regions: ClassVar[int | None] = 0
+    #: ops with isolated regions (``irax.while``): interpreted with ``evaluate_regions``,
+    #: checked with ``verify_regions``, lowered with ``lower_regions``
+    region_op: ClassVar[bool] = False
     #: False marks ops whose results have no tangent (comparisons, integer ops, argmax)
     differentiable: ClassVar[bool] = True
     #: the builder method name (``b.add``); defaults to the op name without "irax."

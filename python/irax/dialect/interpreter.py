@@ -62,7 +62,7 @@ class Interpreter:
         except OpError as e:
             raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
         out_avals = [mlir.aval_of(r) for r in op.results]
-        if cls.num_regions:
+        if cls.region_op:
             return cls.evaluate_regions(self, op, operands, attrs, out_avals)
         return cls.evaluate_list(operands, attrs, out_avals)
 

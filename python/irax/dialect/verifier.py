@@ -77,6 +77,10 @@ def _verify_op(op, symbols, diags, scope) -> None:
             _verify_irax_op(cls, op, symbols, scope)
         except OpError as e:
             diags.append(Diagnostic(str(op.location), cls.diag(str(e))))
+        if cls is not None and cls.region_op:
+            for region in op.regions:  # isolated: only the block's own arguments
+                _verify_region(region, symbols, diags, set())
+            return
     for region in op.regions:
         _verify_region(region, symbols, diags, scope)
 
@@ -87,8 +91,12 @@ def _verify_irax_op(cls, op, symbols, scope) -> None:
             raise OpError(f"operand #{i} does not dominate this use")
     attrs = cls.decode_attrs(op)
     cls.check_arity(len(op.operands))
-    if cls.num_regions and len(op.regions) != cls.num_regions:
+    if cls.num_regions is not None and len(op.regions) != cls.num_regions:
         raise OpError(f"expected {cls.num_regions} regions, but got {len(op.regions)}")
+    if cls.region_op:
+        for region in op.regions:
+            if len(region.blocks) != 1:
+                raise OpError("expected each region to have exactly one block")
     try:
         avals = [mlir.aval_of(v) for v in op.operands]
         stated = [mlir.aval_of(r) for r in op.results]
@@ -97,6 +105,8 @@ def _verify_irax_op(cls, op, symbols, scope) -> None:
     if not cls.infers_results:
         cls.verify_symbols(op, symbols)
         return
+    if cls.region_op:
+        cls.verify_regions(op, attrs)
     inferred = cls.infer_list(avals, attrs)
     if [a.strip_weak() for a in inferred] != stated:
         got = ", ".join(str(r.type) for r in op.results)

@@ -103,3 +103,13 @@ from irax.lax._shape import (  # noqa: F401
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 from irax.custom_derivatives import stop_gradient  # noqa: F401,E402
+from irax.lax._control import (  # noqa: F401,E402
+    associative_scan,
+    cond,
+    fori_loop,
+    map,
+    scan,
+    select_n,
+    switch,
+    while_loop,
+)

@@ -67,6 +67,9 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         for dialect in ("stablehlo", "chlo", "func", "builtin"):
             target.add_legal_dialect(dialect)
         LoweringBuilder.used_chlo = False
+        from irax.dialect.control_flow import lower_region_ops
+
+        lower_region_ops(module)
         try:
             rewrite.apply_full_conversion(module.operation, target, _patterns())
         except ir.MLIRError as e:

@@ -47,3 +47,18 @@ class DCE(ModulePass):
 
     def run(self, module) -> None:
         dce_module(module)
+
+
+@register_pass
+class SymbolDCE(ModulePass):
+    """irax-symbol-dce: erase private functions no public function references
+
+    MLIR's symbol-dce refuses modules holding unregistered ops with regions (irax's
+    control flow), so irax has its own."""
+
+    name = "irax-symbol-dce"
+
+    def run(self, module) -> None:
+        from irax.passes.inline import drop_unreferenced
+
+        drop_unreferenced(module)

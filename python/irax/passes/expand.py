@@ -56,7 +56,7 @@ def expand_function(ctx: ExpandContext, fn, pass_name: str) -> None:
     if name in ctx.done:
         return
     ctx.done.add(name)
-    for op in funcs.body_ops(fn):
+    for op in _all_ops(fn):
         cls = lookup(op.name)
         if cls is None or not issubclass(cls, TransformOp):
             continue
@@ -83,8 +83,22 @@ def expand_function(ctx: ExpandContext, fn, pass_name: str) -> None:
         op.erase()
 
 
+def _all_ops(fn) -> list:
+    """Every op of ``fn``, nested regions (loop bodies, branches) included."""
+    ir = mlir.ir()
+    ops = []
+
+    def visit(op):
+        if op.name != "func.func":
+            ops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    fn.operation.walk(visit)
+    return ops
+
+
 def _check_no_pending(callee, pass_name: str, at) -> None:
-    for op in funcs.body_ops(callee):
+    for op in _all_ops(callee):
         cls = lookup(op.name)
         if cls is not None and issubclass(cls, TransformOp):
             raise IRError(

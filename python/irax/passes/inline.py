@@ -85,18 +85,26 @@ class Inline(ModulePass):
 
         table = funcs.symbol_table(module)
         for fn in list(module.body.operations):
-            if fn.operation.name == "func.func" and "sym_visibility" not in fn.attributes:
+            if fn.operation.name == "func.func" and is_public(fn):
                 inline_calls(fn, table)
         if self.option("drop-dead"):
-            _drop_unreferenced(module)
+            drop_unreferenced(module)
 
 
-def _drop_unreferenced(module) -> None:
+def is_public(fn) -> bool:
+    from irax.dialect import mlir
+
+    if "sym_visibility" not in fn.attributes:
+        return True
+    return mlir.ir().StringAttr(fn.attributes["sym_visibility"]).value == "public"
+
+
+def drop_unreferenced(module) -> None:
     from irax.dialect import funcs
     from irax.transform_call import _reachable
 
     publics = [funcs.symbol_name(f) for f in module.body.operations
-               if f.operation.name == "func.func" and "sym_visibility" not in f.attributes]
+               if f.operation.name == "func.func" and is_public(f)]
     live = set()
     for name in publics:
         live.update(funcs.symbol_name(f) for f in _reachable(module, name))

@@ -26,7 +26,7 @@ PASSES: dict[str, type[ModulePass]] = {}
 
 #: named pipelines: a name standing for a pipeline string
 PIPELINES: dict[str, str] = {
-    "irax-jit": "irax-expand-transforms, symbol-dce, irax-lower-to-stablehlo",
+    "irax-jit": "irax-expand-transforms, irax-symbol-dce, irax-lower-to-stablehlo",
     "irax-default": "irax-verify, irax-expand-transforms, irax-inline, irax-simplify, "
                     "irax-lower-to-stablehlo",
 }

@@ -54,6 +54,10 @@ class Target:
         f += ["--iree-input-type=stablehlo", "--iree-opt-const-eval=false"]
         if config.jax_enable_x64:
             f.append("--iree-input-demote-f64-to-f32=false")
+            if self.backend == "llvm-cpu" and not self.triple:
+                # float64 sin/cos/tan become libm calls, which IREE's embedded linker
+                # cannot resolve: link a system library (host only) instead
+                f.append("--iree-llvmcpu-link-embedded=false")
         return tuple(f) + tuple(self.extra)
 
 

@@ -89,7 +89,8 @@ def batch_op(b: BatchBuilder, op, vals, dims):
     if cls.batch is None:
         raise IRError(f"{op.location}: error: '{op.name}' op has no batching rule")
     try:
-        outs, out_dims = cls.batch(b, vals, dims, **attrs)
+        extra = {"op": op} if cls.region_op else {}  # region rules read the regions
+        outs, out_dims = cls.batch(b, vals, dims, **extra, **attrs)
     except OpError as e:
         raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
     return list(outs), list(out_dims)

@@ -1,0 +1,392 @@
+"""Structured control flow (``jax.lax.cond``, ``switch``, ``while_loop``, ``fori_loop``,
+``scan``, ``map``, ``associative_scan``, ``select_n``) as irax region ops.
+
+Each function is traced once, abstractly (Python control flow on its traced arguments
+raises, as in JAX); values it closes over become explicit operands of the op. Outside any
+trace the op runs at once on the reference interpreter.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax import tree_util
+from irax.core import dtypes
+from irax.core.abstract import ShapedArray
+from irax.core.trace import _STACK, Trace, bind
+from irax.dialect.control_flow import Cond, Scan, While
+from irax.transform_call import leaf_aval_and_value, trace_callee
+
+
+def _name(fun) -> str:
+    return getattr(fun, "__name__", type(fun).__name__)
+
+
+def _symbol(fun) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)).strip("_") or "fn"
+
+
+def _avals(leaves):
+    return [leaf_aval_and_value(x)[0] for x in leaves]
+
+
+def _run(build, operands, api: str):
+    """``build(operand_tracers) -> output tracers`` inside the current trace, or eagerly: in
+    a fresh trace whose function is then run by the reference interpreter."""
+    if _STACK:
+        return build(list(operands))
+    from irax.dialect.interpreter import evaluate_function
+    from irax.runtime.array import Array
+
+    pairs = [leaf_aval_and_value(x) for x in operands]
+    with Trace(origin=api, name="main") as t:
+        outs = build([t.add_argument(a) for a, _ in pairs])
+        t.finish(outs)
+        out_avals = t.out_avals
+    from irax.passes import run_pipeline
+    from irax.transform_call import EAGER_PIPELINE
+
+    run_pipeline(t.module, EAGER_PIPELINE)  # transformations inside loop bodies
+    values = evaluate_function(t.module, "main", [v for _, v in pairs])
+    return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
+
+
+def _trace(fun, avals, in_tree, api: str):
+    """Traces ``fun`` on abstract arguments into a private function (captures allowed)."""
+    zeros = [np.zeros(a.shape, a.dtype) for a in avals]
+    return trace_callee(fun, zeros, in_tree, _symbol(fun), f"{api} of {_name(fun)}",
+                        in_avals=list(avals), concrete=False)
+
+
+def _consts_for(callees):
+    """One list of captured outer values for several traced functions, and for each
+    function the block-argument index of each of its arguments."""
+    consts, index = [], {}
+    for c in callees:
+        for x in c.captures:
+            if id(x) not in index:
+                index[id(x)] = len(consts)
+                consts.append(x)
+    return consts, index
+
+
+def _strong(aval: ShapedArray) -> ShapedArray:
+    return aval.strip_weak()
+
+
+# ---- cond / switch -----------------------------------------------------------------------------
+def switch(index, branches, *operands, _names=None):
+    """``branches[clamp(index, 0, len(branches) - 1)](*operands)`` (``jax.lax.switch``)."""
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: empty branch sequence")
+    idx_aval = leaf_aval_and_value(index)[0]
+    if idx_aval.shape != () or not (dtypes.is_int(idx_aval.dtype) or
+                                    dtypes.is_bool(idx_aval.dtype)):
+        raise TypeError(f"switch: index must be a scalar integer, got {idx_aval.str_short()}")
+    leaves, in_tree = tree_util.tree_flatten((tuple(operands), {}))
+    avals = [_strong(a) for a in _avals(leaves)]
+    found = {}
+
+    def build(ops):
+        idx, args = ops[0], ops[1:]
+        callees = [_trace(f, avals, in_tree, "switch") for f in branches]
+        out0 = callees[0]
+        for i, c in enumerate(callees[1:], start=1):
+            if c.out_tree != out0.out_tree or [_strong(a) for a in c.out_avals] != \
+                    [_strong(a) for a in out0.out_avals]:
+                first, other = (_names or ("branch 0", f"branch {i}"))[0], \
+                    (_names[i] if _names else f"branch {i}")
+                raise TypeError(
+                    f"cond branches must have equal output types but they differ: {first} "
+                    f"returns {_describe(out0)}, but {other} returns {_describe(c)}.")
+        consts, index = _consts_for(callees)
+        n_args = len(args)
+        block_avals = [_strong(x.aval) for x in consts] + avals
+        regions = []
+        for c in callees:
+            arg_map = list(range(len(consts), len(consts) + n_args)) + \
+                [index[id(x)] for x in c.captures]
+            regions.append((block_avals, c.trace.func_op, arg_map))
+        i32 = bind_convert(idx, np.int32)
+        outs = _STACK[-1].emit_region_op(Cond, [i32] + consts + list(args), regions,
+                                         [_strong(a) for a in out0.out_avals], {})
+        found["out_tree"] = out0.out_tree
+        return outs
+
+    outs = _run(build, [index] + leaves, "switch")
+    return tree_util.tree_unflatten(found["out_tree"], outs)
+
+
+def _describe(callee) -> str:
+    avals = tree_util.tree_unflatten(callee.out_tree, [a.str_short() for a in callee.out_avals])
+    return str(avals).replace("'", "")
+
+
+def bind_convert(x, dtype):
+    from irax.dialect.elementwise import Convert
+
+    aval = leaf_aval_and_value(x)[0]
+    return x if aval.dtype == dtype and not aval.weak_type else \
+        bind(Convert, x, new_dtype=np.dtype(dtype))
+
+
+def cond(pred, true_fun, false_fun, *operands, operand=None):
+    """``true_fun(*operands) if pred else false_fun(*operands)`` (``jax.lax.cond``)."""
+    if operand is not None:
+        operands = (operand,)
+    p_aval = leaf_aval_and_value(pred)[0]
+    if p_aval.shape != ():
+        raise TypeError(f"Pred must be a scalar, got {pred!r} of shape {p_aval.shape}.")
+    if not (dtypes.is_bool(p_aval.dtype) or dtypes.is_int(p_aval.dtype)):
+        raise TypeError(f"Pred type must be either boolean or number, got {p_aval.dtype}.")
+    if dtypes.is_bool(p_aval.dtype):
+        index = pred
+    else:
+        from irax.dialect.elementwise import Compare
+
+        index = bind(Compare, pred, np.zeros((), p_aval.dtype), direction="NE")
+    return switch(index, [false_fun, true_fun], *operands, _names=("false_fun", "true_fun"))
+
+
+# ---- while_loop / fori_loop ----------------------------------------------------------------------
+def while_loop(cond_fun, body_fun, init_val):
+    """``while cond_fun(val): val = body_fun(val)`` (``jax.lax.while_loop``).
+
+    Differentiable in forward and reverse mode; reverse mode works with a data-dependent
+    trip count (see ``docs/control_flow.md`` for its memory/time trade-off)."""
+    leaves, tree = tree_util.tree_flatten(init_val)
+    avals = [_strong(a) for a in _avals(leaves)]
+    in_tree = tree_util.tree_structure(((init_val,), {}))
+
+    def build(carry):
+        c_fn = _trace(cond_fun, avals, in_tree, "while_loop cond")
+        b_fn = _trace(body_fun, avals, in_tree, "while_loop body")
+        pred = c_fn.out_avals
+        if len(pred) != 1 or pred[0].shape != () or pred[0].dtype != np.bool_:
+            got = tree_util.tree_unflatten(c_fn.out_tree, [a.str_short() for a in pred])
+            raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
+                            f"{got}.")
+        _check_carry("while_loop body", b_fn.out_tree, b_fn.out_avals, tree, avals)
+        consts, index = _consts_for([c_fn, b_fn])
+        k = len(consts)
+        block_avals = [_strong(x.aval) for x in consts] + avals
+        regions = []
+        for c in (c_fn, b_fn):
+            arg_map = list(range(k, k + len(avals))) + [index[id(x)] for x in c.captures]
+            regions.append((block_avals, c.trace.func_op, arg_map))
+        return _STACK[-1].emit_region_op(While, consts + list(carry), regions, avals,
+                                         {"num_consts": k})
+
+    outs = _run(build, leaves, "while_loop")
+    return tree_util.tree_unflatten(tree, outs)
+
+
+def _check_carry(what, out_tree, out_avals, tree, avals):
+    """JAX's error for a loop body whose output carry differs from its input carry, naming
+    each differing component."""
+    out_avals = [_strong(a) for a in out_avals]
+    if out_tree != tree or out_avals != avals:
+        paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(
+            tree_util.tree_unflatten(tree, avals))[0]]
+        detail = []
+        if out_tree != tree:
+            detail.append(f"the input carry has structure {tree} but the output has "
+                          f"{out_tree}")
+        else:
+            for path, a, b in zip(paths, avals, out_avals):
+                if a != b:
+                    detail.append(f"the input carry component carry{path} has type "
+                                  f"{a.str_short()} but the corresponding output carry "
+                                  f"component has type {b.str_short()}")
+        raise TypeError(f"{what} function carry input and carry output must have equal "
+                        "types, but they differ:\n  * " + "\n  * ".join(detail))
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``for i in range(lower, upper): val = body_fun(i, val)`` (``jax.lax.fori_loop``).
+    Static bounds become a ``scan`` (reverse-differentiable like JAX's); traced bounds a
+    ``while_loop``."""
+    lo, hi = leaf_aval_and_value(lower), leaf_aval_and_value(upper)
+    static = lo[1] is not None and hi[1] is not None and not _traced(lower, upper)
+    if static:
+        lo_v, hi_v = int(lo[1]), int(hi[1])
+        dt = dtypes.result_type(lower, upper)
+
+        def step(carry, _):
+            i, val = carry
+            return (i + np.asarray(1, dt), body_fun(i, val)), None
+
+        (_, out), _ = scan(step, (np.asarray(lo_v, dt), init_val), None,
+                           length=max(hi_v - lo_v, 0))
+        return out
+
+    def c(state):
+        i, upper_, _ = state
+        return i < upper_
+
+    def b(state):
+        i, upper_, val = state
+        return i + 1, upper_, body_fun(i, val)
+
+    dt = dtypes.result_type(lower, upper)
+    from irax.numpy import asarray
+
+    _, _, out = while_loop(c, b, (asarray(lower, dt), asarray(upper, dt), init_val))
+    return out
+
+
+def _traced(*xs) -> bool:
+    from irax.core.tracer import Tracer
+
+    return any(isinstance(x, Tracer) and x._concrete is None for x in xs)
+
+
+# ---- scan / map -----------------------------------------------------------------------------------
+def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
+         _split_transpose: bool = False):
+    """``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``jax.lax.scan``).
+    Returns ``(final carry, stacked ys)``. ``unroll`` is accepted (the compiler decides)."""
+    c_leaves, c_tree = tree_util.tree_flatten(init)
+    x_leaves, x_tree = tree_util.tree_flatten(xs)
+    c_avals = [_strong(a) for a in _avals(c_leaves)]
+    x_avals = [_strong(a) for a in _avals(x_leaves)]
+    lengths = {a.shape[0] for a in x_avals if a.shape}
+    if any(not a.shape for a in x_avals):
+        raise ValueError("scan got value with no leading axis to scan over: "
+                         + ", ".join(a.str_short() for a in x_avals if not a.shape))
+    if length is not None:
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise ValueError("scan got values with different leading axis sizes: "
+                         + ", ".join(str(a.shape[0]) for a in x_avals)
+                         + (f" and length={length}" if length is not None else ""))
+    if not lengths:
+        raise ValueError("scan got no values to scan over and `length` not provided.")
+    n = lengths.pop()
+    slices = [a.update(shape=a.shape[1:]) for a in x_avals]
+    trees = {}
+
+    def flat_body(*args):
+        carry = tree_util.tree_unflatten(c_tree, list(args[:len(c_avals)]))
+        x = tree_util.tree_unflatten(x_tree, list(args[len(c_avals):]))
+        out = f(carry, x)
+        if not (isinstance(out, (tuple, list)) and len(out) == 2):
+            raise TypeError(f"scan body output must be a pair (carry, y), got {out!r}")
+        new_carry, y = out
+        trees["carry"] = tree_util.tree_structure(new_carry)
+        trees["y"] = tree_util.tree_structure(y)
+        trees["carry_avals"] = [_strong(leaf_aval_and_value(v)[0])
+                                for v in tree_util.tree_leaves(new_carry)]
+        return tree_util.tree_leaves(new_carry) + tree_util.tree_leaves(y)
+
+    flat_tree = tree_util.tree_structure((tuple(range(len(c_avals) + len(x_avals))), {}))
+
+    def build(ops):
+        carry, xs_ = ops[:len(c_avals)], ops[len(c_avals):]
+        callee = _trace(flat_body, c_avals + slices, flat_tree, "scan")
+        _check_carry("scan body", trees["carry"], trees["carry_avals"], c_tree, c_avals)
+        y_avals = [_strong(a) for a in callee.out_avals[len(c_avals):]]
+        consts, index = _consts_for([callee])
+        k = len(consts)
+        block_avals = [_strong(x.aval) for x in consts] + c_avals + slices
+        arg_map = list(range(k, k + len(c_avals) + len(slices))) + \
+            [index[id(x)] for x in callee.captures]
+        results = c_avals + [a.update(shape=(n, *a.shape)) for a in y_avals]
+        return _STACK[-1].emit_region_op(
+            Scan, consts + list(carry) + list(xs_), [(block_avals, callee.trace.func_op,
+                                                      arg_map)],
+            results, {"num_consts": k, "num_carry": len(c_avals), "length": n,
+                      "reverse": bool(reverse)})
+
+    outs = _run(build, c_leaves + x_leaves, "scan")
+    carry = tree_util.tree_unflatten(c_tree, outs[:len(c_avals)])
+    ys = tree_util.tree_unflatten(trees["y"], outs[len(c_avals):])
+    return carry, ys
+
+
+def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 - JAX's name
+    """``stack([f(x) for x in xs])`` as a scan (``jax.lax.map``); ``batch_size`` maps
+    groups of that many elements with ``vmap`` inside each step."""
+    if batch_size is None:
+        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+    import irax.numpy as jnp
+    from irax.vmap_api import vmap
+
+    leaves, tree = tree_util.tree_flatten(xs)
+    n = leaves[0].shape[0]
+    full, rem = divmod(n, batch_size)
+    head = [jnp.reshape(x[:full * batch_size], (full, batch_size, *x.shape[1:]))
+            for x in leaves]
+    ys = scan(lambda c, x: (c, vmap(f)(x)), (), tree_util.tree_unflatten(tree, head))[1]
+    ys = tree_util.tree_map(lambda y: jnp.reshape(y, (full * batch_size, *y.shape[2:])), ys)
+    if rem:
+        tail = vmap(f)(tree_util.tree_unflatten(tree, [x[full * batch_size:] for x in leaves]))
+        ys = tree_util.tree_map(lambda a, b: jnp.concatenate([a, b]), ys, tail)
+    return ys
+
+
+# ---- associative_scan / select_n ------------------------------------------------------------------
+def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
+    """Inclusive scan with an associative ``fn`` (``jax.lax.associative_scan``), by the
+    odd/even recursion: O(log n) levels of slicing and ``fn`` applications."""
+    import irax.numpy as jnp
+
+    leaves, tree = tree_util.tree_flatten(elems)
+    if not leaves:
+        return elems
+    leaves = [jnp.moveaxis(x, axis, 0) for x in leaves]
+    if reverse:
+        leaves = [jnp.flip(x, 0) for x in leaves]
+
+    def combine(a, b):
+        return tree_util.tree_leaves(fn(tree_util.tree_unflatten(tree, a),
+                                        tree_util.tree_unflatten(tree, b)))
+
+    def rec(xs):
+        n = xs[0].shape[0]
+        if n < 2:
+            return xs
+        pairs = combine([x[0:n - 1:2] for x in xs], [x[1::2] for x in xs])
+        odd = rec(pairs)
+        if n % 2 == 0:
+            even = combine([o[:-1] for o in odd], [x[2::2] for x in xs])
+        else:
+            even = combine(odd, [x[2::2] for x in xs])
+        even = [jnp.concatenate([x[:1], e]) for x, e in zip(xs, even)]
+        return [_interleave(e, o, n) for e, o in zip(even, odd)]
+
+    out = rec(leaves)
+    if reverse:
+        out = [jnp.flip(x, 0) for x in out]
+    out = [jnp.moveaxis(x, 0, axis) for x in out]
+    return tree_util.tree_unflatten(tree, out)
+
+
+def _interleave(even, odd, n):
+    import irax.numpy as jnp
+
+    m = odd.shape[0]
+    pairs = jnp.stack([even[:m], odd], axis=1).reshape((2 * m, *odd.shape[1:]))
+    return jnp.concatenate([pairs, even[m:]]) if n % 2 else pairs
+
+
+def select_n(which, *cases):
+    """``cases[which]`` elementwise (``jax.lax.select_n``); ``which`` is bool or int32."""
+    if not cases:
+        raise ValueError("select_n() must have at least one case")
+    from irax.dialect.elementwise import Compare, Select
+
+    w_aval = leaf_aval_and_value(which)[0]
+    if len(cases) == 1:
+        return cases[0]
+    if dtypes.is_bool(w_aval.dtype):
+        if len(cases) != 2:
+            raise TypeError("select_n with a boolean `which` takes exactly two cases")
+        return bind(Select, which, cases[1], cases[0])
+    out = cases[0]
+    for i, c in enumerate(cases[1:], start=1):
+        take = bind(Compare, which, np.full(w_aval.shape, i, w_aval.dtype), direction="EQ")
+        out = bind(Select, take, c, out)
+    return out
+

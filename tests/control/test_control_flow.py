@@ -1,0 +1,246 @@
+"""Structured control flow: cond, switch, while_loop, fori_loop, scan, map,
+associative_scan, select_n — forward, jit, grad (incl. while loops with data-dependent
+trip counts), vmap; against NumPy, finite differences and real JAX."""
+
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as jnp
+from irax import lax
+
+
+def _jax():
+    try:
+        import jax
+
+        return jax
+    except ImportError:
+        return None
+
+
+# ---- forward ---------------------------------------------------------------------------------
+def test_cond_and_switch_eager_and_jit():
+    f = lambda p, x: lax.cond(p, lambda x: x + 1.0, lambda x: x * 10.0, x)  # noqa: E731
+    assert float(f(True, 2.0)) == 3.0 and float(f(False, 2.0)) == 20.0
+    fj = irax.jit(f)
+    assert float(fj(True, 2.0)) == 3.0 and float(fj(False, 2.0)) == 20.0
+    branches = [lambda x: x, lambda x: x * 2.0, lambda x: x * 3.0]
+    s = irax.jit(lambda i, x: lax.switch(i, branches, x))
+    assert [float(s(i, 5.0)) for i in (-4, 0, 1, 2, 9)] == [5.0, 5.0, 10.0, 15.0, 15.0]
+
+
+def test_cond_with_pytree_operands_and_closures():
+    y = np.float32(7.0)
+
+    def f(p, tree):
+        return lax.cond(p, lambda t: {"a": t[0] * y, "b": t[1]},
+                        lambda t: {"a": t[0], "b": t[1] + y}, tree)
+
+    out = irax.jit(f)(False, (np.float32(2.0), np.arange(3, dtype=np.float32)))
+    assert float(out["a"]) == 2.0
+    np.testing.assert_allclose(out["b"], [7.0, 8.0, 9.0])
+
+
+def test_fori_loop_sum_and_while_newton_match_numpy():
+    total = irax.jit(lambda n: lax.fori_loop(0, n, lambda i, s: s + i * i, 0))(10)
+    assert int(total) == sum(i * i for i in range(10))
+    static = lax.fori_loop(0, 10, lambda i, s: s + i * i, 0)
+    assert int(static) == 285
+
+    def newton_sqrt(a):
+        def body(c):
+            x, _ = c
+            return 0.5 * (x + a / x), x
+
+        x, _ = lax.while_loop(lambda c: jnp.abs(c[0] - c[1]) > 1e-6, body, (a, 0.0))
+        return x
+
+    a = np.array([2.0, 9.0, 0.25], np.float32)
+    np.testing.assert_allclose(irax.vmap(newton_sqrt)(a), np.sqrt(a), rtol=1e-6)
+    np.testing.assert_allclose(irax.jit(irax.vmap(newton_sqrt))(a), np.sqrt(a), rtol=1e-6)
+    assert float(irax.jit(newton_sqrt)(np.float32(2.0))) == pytest.approx(np.sqrt(2), 1e-6)
+
+
+def test_scan_reverse_length_and_map():
+    xs = np.arange(5, dtype=np.float32)
+    c, ys = lax.scan(lambda c, x: (c + x, c), 0.0, xs, reverse=True)
+    assert float(c) == 10.0
+    np.testing.assert_allclose(ys, [10.0, 9.0, 7.0, 4.0, 0.0])
+    c, ys = irax.jit(lambda: lax.scan(lambda c, _: (c * 2.0, c), 1.0, None, length=4))()
+    np.testing.assert_allclose(ys, [1.0, 2.0, 4.0, 8.0])
+    np.testing.assert_allclose(lax.map(lambda x: x * x, xs), xs * xs)
+    np.testing.assert_allclose(lax.map(lambda x: x + 1, xs, batch_size=2), xs + 1)
+
+
+def test_associative_scan_and_select_n():
+    x = np.arange(1, 8, dtype=np.float32)
+    np.testing.assert_allclose(lax.associative_scan(jnp.add, x), np.cumsum(x))
+    np.testing.assert_allclose(lax.associative_scan(jnp.multiply, x, reverse=True),
+                               np.cumprod(x[::-1])[::-1], rtol=1e-6)
+    w = np.array([0, 2, 1], np.int32)
+    out = lax.select_n(w, np.zeros(3, np.float32), np.ones(3, np.float32),
+                       np.full(3, 2.0, np.float32))
+    np.testing.assert_allclose(out, [0.0, 2.0, 1.0])
+
+
+# ---- derivatives -------------------------------------------------------------------------------
+def _fd(f, x, eps=1e-6):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+def fixed_point(a):
+    """x = a cos(x), iterated until it stops changing: a data-dependent trip count."""
+    def body(c):
+        x, _ = c
+        return a * jnp.cos(x), x
+
+    x, _ = lax.while_loop(lambda c: jnp.abs(c[0] - c[1]) > 1e-12, body, (1.0, 0.0))
+    return x
+
+
+def test_grad_through_data_dependent_while_matches_finite_differences(x64):
+    for a in (0.3, 0.8, 1.1):
+        g = float(irax.grad(fixed_point)(a))
+        fd = float(_fd(lambda v: float(fixed_point(v)), a))
+        assert g == pytest.approx(fd, rel=1e-4)
+
+
+def test_jit_grad_through_while_compiles_and_runs(x64):
+    g = irax.jit(irax.grad(fixed_point))
+    text = g.lower(0.8).as_text("stablehlo")
+    assert text.count("stablehlo.while") >= 3  # forward, backward, recomputation
+    assert float(g(0.8)) == pytest.approx(float(irax.grad(fixed_point)(0.8)), rel=1e-10)
+
+
+def test_jvp_of_while_and_adaptive_loop(x64):
+    def integrate(k):
+        # an adaptive-step loop: the step count depends on k
+        def body(c):
+            t, y, h = c
+            h = jnp.minimum(h, 1.0 - t)
+            return t + h, y + h * (-k * y), h * 1.5
+
+        _, y, _ = lax.while_loop(lambda c: c[0] < 1.0, body, (0.0, 1.0, 0.01))
+        return y
+
+    _, t = irax.jvp(integrate, (0.7,), (1.0,))
+    assert float(t) == pytest.approx(float(_fd(lambda v: float(integrate(v)), 0.7)), rel=1e-4)
+    assert float(irax.grad(integrate)(0.7)) == pytest.approx(float(t), rel=1e-10)
+
+
+def rnn_loss(w, u, xs, np_mod, lax_mod):
+    def step(h, x):
+        h = np_mod.tanh(h @ w + x * u)
+        return h, np_mod.sum(h * h)
+
+    h, ys = lax_mod.scan(step, np_mod.zeros(3, np.float32), xs)
+    return np_mod.sum(h) + np_mod.sum(ys)
+
+
+def _rnn_args():
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((3, 3)) * 0.5).astype(np.float32)
+    u = rng.standard_normal(3).astype(np.float32)
+    xs = rng.standard_normal((6, 1)).astype(np.float32)
+    return w, u, xs
+
+
+def test_scan_rnn_forward_grad_vmap_match_jax():
+    jax = pytest.importorskip("jax")
+    w, u, xs = _rnn_args()
+    ours = lambda w, u, xs: rnn_loss(w, u, xs, jnp, lax)  # noqa: E731
+    theirs = lambda w, u, xs: rnn_loss(w, u, xs, jax.numpy, jax.lax)  # noqa: E731
+    np.testing.assert_allclose(float(ours(w, u, xs)), float(theirs(w, u, xs)), rtol=1e-5)
+    g = irax.jit(irax.grad(ours, argnums=(0, 1, 2)))(w, u, xs)
+    gj = jax.grad(theirs, argnums=(0, 1, 2))(w, u, xs)
+    for a, b in zip(g, gj):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+    batch = np.stack([xs, xs * 0.5, -xs])
+    v = irax.vmap(ours, in_axes=(None, None, 0))(w, u, batch)
+    vj = jax.vmap(theirs, in_axes=(None, None, 0))(w, u, batch)
+    np.testing.assert_allclose(np.asarray(v), np.asarray(vj), rtol=1e-5)
+    per_ex = irax.jit(irax.vmap(irax.grad(ours), in_axes=(None, None, 0)))(w, u, batch)
+    per_ex_j = jax.vmap(jax.grad(theirs), in_axes=(None, None, 0))(w, u, batch)
+    np.testing.assert_allclose(np.asarray(per_ex), np.asarray(per_ex_j), rtol=1e-4, atol=1e-5)
+
+
+def test_cond_switch_under_jit_vmap_grad_match_jax():
+    jax = pytest.importorskip("jax")
+
+    def f(lax_mod, np_mod, x):
+        branches = [lambda v: np_mod.sin(v) * v, lambda v: v ** 3, lambda v: np_mod.exp(-v)]
+        i = (x > 0).astype(np.int32) + (x > 1).astype(np.int32)
+        return lax_mod.switch(i, branches, x) + lax_mod.cond(x < 0.5, lambda v: v, np_mod.cos,
+                                                              x)
+
+    ours = lambda x: f(lax, jnp, x)  # noqa: E731
+    theirs = lambda x: f(jax.lax, jax.numpy, x)  # noqa: E731
+    xs = np.array([-1.5, 0.3, 0.7, 1.8], np.float32)
+    np.testing.assert_allclose(irax.vmap(ours)(xs), jax.vmap(theirs)(xs), rtol=1e-6)
+    np.testing.assert_allclose(irax.jit(irax.vmap(irax.grad(ours)))(xs),
+                               jax.vmap(jax.grad(theirs))(xs), rtol=1e-5)
+    for x in xs:
+        assert float(irax.grad(ours)(x)) == pytest.approx(float(jax.grad(theirs)(x)), rel=1e-5)
+
+
+def test_fori_loop_static_bounds_is_reverse_differentiable():
+    def f(x):
+        return lax.fori_loop(0, 4, lambda i, v: v * x + i, 1.0)
+
+    # f(x) = ((x + 0) x + 1) x + 2) x + 3 = x^4 + x^2 + 2x + 3
+    for x in (0.5, -1.2):
+        assert float(irax.grad(f)(x)) == pytest.approx(4 * x ** 3 + 2 * x + 2, rel=1e-5)
+
+
+# ---- vmap ------------------------------------------------------------------------------------
+def test_vmap_while_keeps_finished_examples_fixed():
+    def count_up(x):
+        return lax.while_loop(lambda c: c < 10.0, lambda c: c + 3.0, x)
+
+    xs = np.array([0.0, 9.5, 11.0], np.float32)
+    np.testing.assert_allclose(irax.vmap(count_up)(xs), [12.0, 12.5, 11.0])
+
+
+def test_vmap_cond_with_batched_predicate_selects():
+    f = irax.vmap(lambda p, x: lax.cond(p, lambda v: v * 2.0, lambda v: -v, x))
+    np.testing.assert_allclose(f(np.array([True, False]), np.array([3.0, 3.0], np.float32)),
+                               [6.0, -3.0])
+
+
+def test_batched_scan_keeps_the_time_loop():
+    f = irax.vmap(lambda xs: lax.scan(lambda c, x: (c + x, c), 0.0, xs)[1])
+    xs = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose(f(xs), np.cumsum(xs, 1) - xs)
+    from irax.passes import run_pipeline
+    from irax.pipeline import clone_module
+
+    module = clone_module(irax.jit(f).lower(xs).compiler_ir("irax"))
+    run_pipeline(module, "builtin.module(irax-vectorize, irax-symbol-dce)")
+    text = module.operation.get_asm()
+    assert text.count('"irax.scan"') == 1 and "length = 4" in text
+
+
+# ---- errors ----------------------------------------------------------------------------------
+def test_branch_type_mismatch_names_branch_and_types():
+    with pytest.raises(TypeError, match=r"cond branches must have equal output types but "
+                                        r"they differ: false_fun returns int32\[\], but "
+                                        r"true_fun returns float32\[\]"):
+        lax.cond(True, lambda x: x, lambda x: x.astype(np.int32), 1.0)
+    with pytest.raises(TypeError, match=r"branch 0 returns float32\[\], but branch 2 returns "
+                                        r"\(float32\[\], float32\[\]\)"):
+        lax.switch(1, [lambda x: x, lambda x: x, lambda x: (x, x)], 1.0)
+
+
+def test_while_body_changing_carry_names_component():
+    with pytest.raises(TypeError, match=r"(?s)while_loop body function carry input and carry "
+                                        r"output must have equal types.*carry\[1\] has type "
+                                        r"float32\[\] but the corresponding output"):
+        lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, jnp.zeros(2)), (0, 1.0))
+
+
+def test_python_control_flow_on_loop_carry_raises():
+    from irax import errors
+
+    with pytest.raises(errors.ConcretizationTypeError):
+        lax.while_loop(lambda c: c < 3, lambda c: c + 1 if c > 1 else c + 2, 0)

@@ -1,0 +1,81 @@
+// RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-autodiff)' | filecheck %s
+
+// Forward mode of a while loop: a while over (carry, tangent) calling the body's JVP.
+// CHECK-LABEL: func.func private @f_jvp
+// CHECK: "irax.while"
+// CHECK: "irax.call"(%{{.*}}) {callee = @while_cond}
+// CHECK: "irax.call"(%{{.*}}) {callee = @while_body_jvp}
+// CHECK: {num_consts = 0 : i64}
+func.func @jvp(%x: tensor<f32>, %t: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %y, %dy = "irax.jvp"(%x, %t) {callee = @f} : (tensor<f32>, tensor<f32>) -> (tensor<f32>, tensor<f32>)
+  return %y, %dy : tensor<f32>, tensor<f32>
+}
+func.func private @f(%x0: tensor<f32>) -> tensor<f32> {
+  %r = "irax.while"(%x0) ({
+  ^bb0(%x: tensor<f32>):
+    %c = "irax.constant"() {value = dense<10.0> : tensor<f32>} : () -> tensor<f32>
+    %p = "irax.compare"(%x, %c) {direction = "LT"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "irax.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%x: tensor<f32>):
+    %y = "irax.mul"(%x, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "irax.return"(%y) : (tensor<f32>) -> ()
+  }) {num_consts = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Reverse mode of a while loop with a data-dependent trip count: the forward loop counts
+// its iterations; the backward loop runs k = n-1..0, recomputes the carry entering step k
+// with an inner loop, and applies the body's VJP.
+// CHECK-LABEL: func.func private @g_vjp
+// CHECK: %[[FWD:.*]]:2 = "irax.while"
+// CHECK: "irax.call"({{.*}}) {callee = @while_body}
+// CHECK: "irax.while"
+// CHECK: direction = "GE"
+// CHECK: "irax.while"
+// CHECK: {callee = @while_body}
+// CHECK: {callee = @while_body_vjp}
+func.func @grad(%x: tensor<f32>) -> tensor<f32> {
+  %g = "irax.grad"(%x) {callee = @g, argnums = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+func.func private @g(%x0: tensor<f32>) -> tensor<f32> {
+  %r = "irax.while"(%x0) ({
+  ^bb0(%x: tensor<f32>):
+    %c = "irax.constant"() {value = dense<10.0> : tensor<f32>} : () -> tensor<f32>
+    %p = "irax.compare"(%x, %c) {direction = "LT"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "irax.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%x: tensor<f32>):
+    %y = "irax.mul"(%x, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "irax.return"(%y) : (tensor<f32>) -> ()
+  }) {num_consts = 0 : i64} : (tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
+
+// -----
+
+// Reverse mode of a scan: the forward scan also stacks the carries; the backward pass is a
+// reverse scan over the body's VJP.
+// CHECK-LABEL: func.func private @s_vjp
+// CHECK: "irax.scan"
+// CHECK: {callee = @scan_body}
+// CHECK: length = 3 : i64, num_carry = 1 : i64, num_consts = 0 : i64
+// CHECK: "irax.scan"
+// CHECK: {callee = @scan_body_vjp}
+// CHECK: reverse = true
+func.func @grad_scan(%x: tensor<f32>) -> tensor<f32> {
+  %g = "irax.grad"(%x) {callee = @s, argnums = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+func.func private @s(%x: tensor<f32>) -> tensor<f32> {
+  %xs = "irax.constant"() {value = dense<[1.0, 2.0, 3.0]> : tensor<3xf32>} : () -> tensor<3xf32>
+  %r:2 = "irax.scan"(%x, %xs) ({
+  ^bb0(%c: tensor<f32>, %e: tensor<f32>):
+    %m = "irax.mul"(%c, %e) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "irax.return"(%m, %m) : (tensor<f32>, tensor<f32>) -> ()
+  }) {num_consts = 0 : i64, num_carry = 1 : i64, length = 3 : i64} : (tensor<f32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
+  return %r#0 : tensor<f32>
+}
