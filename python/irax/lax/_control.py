@@ -242,7 +242,7 @@ def _traced(*xs) -> bool:
     return any(isinstance(x, Tracer) and x._concrete is None for x in xs)
 
 
-# ---- scan / map -----------------------------------------------------------------------------------
+# ---- scan / map ---------------------------------------------------------------------------
 def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
          _split_transpose: bool = False):
     """``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``jax.lax.scan``).
@@ -326,7 +326,7 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 - JAX's name
     return ys
 
 
-# ---- associative_scan / select_n ------------------------------------------------------------------
+# ---- associative_scan / select_n ------------------------------------------------------------
 def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
     """Inclusive scan with an associative ``fn`` (``jax.lax.associative_scan``), by the
     odd/even recursion: O(log n) levels of slicing and ``fn`` applications."""
