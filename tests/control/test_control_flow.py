@@ -244,3 +244,24 @@ def test_python_control_flow_on_loop_carry_raises():
 
     with pytest.raises(errors.ConcretizationTypeError):
         lax.while_loop(lambda c: c < 3, lambda c: c + 1 if c > 1 else c + 2, 0)
+
+
+def test_simplify_hoists_and_folds_without_changing_results():
+    from irax.dialect.interpreter import evaluate_function
+    from irax.passes import run_pipeline
+    from irax.pipeline import clone_module
+
+    def f(w, x):
+        y = lax.while_loop(lambda c: c < 50.0, lambda c: c * jnp.exp(w) + 1.0, x)
+        return y + lax.cond(True, lambda v: v * 2.0, lambda v: -v, y)
+
+    args = (np.float32(0.3), np.float32(1.0))
+    module = irax.jit(f).lower(*args).compiler_ir("irax")
+    simplified = clone_module(module)
+    run_pipeline(simplified, "builtin.module(irax-simplify)")
+    text = simplified.operation.get_asm()
+    assert '"irax.cond"' not in text and text.index('"irax.exp"') < text.index('"irax.while"')
+    before = evaluate_function(module, "main", args)
+    after = evaluate_function(simplified, "main", args)
+    np.testing.assert_allclose(after[0], before[0], rtol=1e-6)
+    assert float(irax.jit(f)(*args)) == pytest.approx(float(before[0]), rel=1e-6)

@@ -6,6 +6,9 @@
   ``x + 0`` (integers only: ``-0.0 + 0.0`` is ``+0.0``), ``neg(neg(x))``, conversions
   to the same type, reshapes/broadcasts/transposes that change nothing, ``select`` on a
   constant predicate.
+- Control flow: an ``irax.cond`` with a constant index becomes its taken branch; ops of a
+  loop body that depend only on the loop's consts are hoisted out of the loop
+  (``control_simplify.py``).
 - ``irax-cse`` and ``irax-dce`` after each round.
 
 Before:
@@ -132,6 +135,7 @@ class Simplify(ModulePass):
     options = {"max-iterations": Option(int, 4, "rounds of simplification at most")}
 
     def run(self, module) -> None:
+        from irax.passes.control_simplify import simplify_control
         from irax.passes.cse import cse_module
         from irax.passes.dce import dce_module
 
@@ -140,7 +144,7 @@ class Simplify(ModulePass):
             for fn in module.body.operations:
                 for region in fn.regions:
                     for block in region.blocks:
-                        changed += simplify_block(block)
+                        changed += simplify_block(block) + simplify_control(block)
             changed += cse_module(module) + dce_module(module)
             if not changed:
                 break
