@@ -79,3 +79,29 @@ func.func private @s(%x: tensor<f32>) -> tensor<f32> {
   }) {num_consts = 0 : i64, num_carry = 1 : i64, length = 3 : i64} : (tensor<f32>, tensor<3xf32>) -> (tensor<f32>, tensor<3xf32>)
   return %r#0 : tensor<f32>
 }
+
+// -----
+
+// Reverse mode of a cond: the forward sweep runs the cond; the backward sweep is a cond
+// over the branches' VJPs on the same index.
+// CHECK-LABEL: func.func private @c_vjp
+// CHECK: %[[Y:.*]] = "irax.cond"(%arg0, %arg1)
+// CHECK: "irax.cond"(%arg0, %arg1, %arg2)
+// CHECK: {callee = @branch0_vjp}
+// CHECK: {callee = @branch1_vjp}
+func.func @grad_cond(%i: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {
+  %g = "irax.grad"(%i, %x) {callee = @c, argnums = array<i64: 1>} : (tensor<i32>, tensor<f32>) -> tensor<f32>
+  return %g : tensor<f32>
+}
+func.func private @c(%i: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {
+  %r = "irax.cond"(%i, %x) ({
+  ^bb0(%a: tensor<f32>):
+    %n = "irax.neg"(%a) : (tensor<f32>) -> tensor<f32>
+    "irax.return"(%n) : (tensor<f32>) -> ()
+  }, {
+  ^bb0(%a: tensor<f32>):
+    %s = "irax.sin"(%a) : (tensor<f32>) -> tensor<f32>
+    "irax.return"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<i32>, tensor<f32>) -> tensor<f32>
+  return %r : tensor<f32>
+}
