@@ -163,6 +163,10 @@ def _op(cls, attrs):
     return f
 
 
+def _results(out):
+    return [np.asarray(o) for o in out] if isinstance(out, (list, tuple)) else [np.asarray(out)]
+
+
 def _check(got, want, what, rtol=1e-5, atol=1e-6):
     got, want = np.asarray(got), np.asarray(want)
     assert got.shape == want.shape and got.dtype == want.dtype, \
@@ -205,10 +209,12 @@ def test_vmap_matches_a_loop(name, k):
     rng = np.random.default_rng(k)
     for in_axes in _cases(operands):
         batched, per = _batch(operands, in_axes, rng)
-        loop = [np.asarray(f(*ex)) for ex in per]
-        out = _out_axis(in_axes, loop[0].ndim)
-        got = irax.vmap(f, in_axes=in_axes, out_axes=out)(*batched)
-        _check(got, np.stack(loop, axis=out), f"{name}#{k} in_axes={in_axes} out_axes={out}")
+        loop = [_results(f(*ex)) for ex in per]  # per example: a list of results
+        out = _out_axis(in_axes, loop[0][0].ndim)
+        got = _results(irax.vmap(f, in_axes=in_axes, out_axes=out)(*batched))
+        for j, g in enumerate(got):  # multi-result ops: each result separately
+            _check(g, np.stack([ex[j] for ex in loop], axis=out),
+                   f"{name}#{k} result {j} in_axes={in_axes} out_axes={out}")
 
 
 @pytest.mark.parametrize("name", ["irax.constant", "irax.iota"])
