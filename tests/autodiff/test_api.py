@@ -298,3 +298,26 @@ def test_custom_rules_survive_vmap():
     np.testing.assert_allclose(g, [42.0, 42.0, 42.0])
     gj = irax.jit(irax.grad(lambda v: jnp.sum(irax.vmap(h)(v))))(np.zeros(3, np.float32))
     np.testing.assert_allclose(gj, [42.0, 42.0, 42.0])
+
+
+def test_nondiff_argnums():
+    import functools
+
+    @functools.partial(irax.custom_jvp, nondiff_argnums=(0,))
+    def app(f, x):
+        return f(x)
+
+    @app.defjvp
+    def app_jvp(f, primals, tangents):
+        (x,), (t,) = primals, tangents
+        return app(f, x), 3.0 * t
+
+    assert float(irax.grad(lambda x: app(jnp.sin, x))(0.5)) == 3.0
+
+    @functools.partial(irax.custom_vjp, nondiff_argnums=(1,))
+    def scale(x, k):
+        return x * k
+
+    scale.defvjp(lambda x, k: (x * k, None), lambda k, res, g: (g * k * 100.0,))
+    assert float(irax.grad(lambda x: scale(x, 2.0))(1.0)) == 200.0
+    assert float(irax.jit(irax.grad(lambda x: scale(x, 2.0)))(1.0)) == 200.0
