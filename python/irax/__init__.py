@@ -7,7 +7,7 @@
 """
 
 from irax import dialect as _dialect  # noqa: F401 - registers the op families
-from irax import errors, ir, tree, tree_util  # noqa: F401
+from irax import errors, ir, random, tree, tree_util  # noqa: F401
 from irax.ad import (  # noqa: F401
     grad,
     hessian,

@@ -91,25 +91,51 @@ class Threefry2x32(Op):
     @classmethod
     def lower(cls, lb, k0, k1, x0, x1):
         aval = lb.out_avals[0]
-        broadcast = lb.i64s(())
-
-        def const(c):
-            scalar = lb.constant(np.uint32(c))
-            if not aval.shape:
-                return scalar
-            return lb.op("stablehlo.broadcast_in_dim", [scalar], aval,
-                         broadcast_dimensions=broadcast)
-
-        def binary(name):
-            return lambda a, b: lb.op(name, [a, b], aval)
-
-        shl, shr = binary("stablehlo.shift_left"), binary("stablehlo.shift_right_logical")
-
-        def rotl(v, r):
-            return lb.op("stablehlo.or", [shl(v, const(r)), shr(v, const(32 - r))], aval)
-
-        y0, y1 = threefry_rounds(k0, k1, x0, x1, binary("stablehlo.add"),
-                                 binary("stablehlo.xor"), rotl, const)
-        return [y0, y1]
+        if aval.size == 1:
+            return _lower_single(lb, aval, [k0, k1, x0, x1])
+        return _lower_rounds(lb, aval, k0, k1, x0, x1)
 
     batch = classmethod(batch_elementwise)
+
+
+def _lower_single(lb, aval, operands):
+    """One block on two lanes (the operand and a zero pad), then lane 0: IREE compiles a
+    chain of single-element uint32 computations very slowly (seconds per block), while
+    two-lane tensors stay on the fast path."""
+    one = ShapedArray((1,), aval.dtype)
+    two = ShapedArray((2,), aval.dtype)
+    pad = lb.constant(np.zeros(1, np.uint32))
+    wide = [lb.op("stablehlo.concatenate", [lb.op("stablehlo.reshape", [v], one), pad], two,
+                  dimension=lb.i64(0)) for v in operands]
+    outs = _lower_rounds(lb, two, *wide)
+    return [lb.op("stablehlo.reshape", [lb.op("stablehlo.slice", [y], one,
+                                              start_indices=lb.i64s([0]),
+                                              limit_indices=lb.i64s([1]),
+                                              strides=lb.i64s([1]))], aval)
+            for y in outs]
+
+
+def _lower_rounds(lb, aval, k0, k1, x0, x1):
+    """The unrolled rounds on operands of type ``aval``."""
+    consts: dict[int, object] = {}
+
+    def const(c):
+        if c not in consts:
+            scalar = lb.constant(np.uint32(c))
+            consts[c] = scalar if not aval.shape else lb.op(
+                "stablehlo.broadcast_in_dim", [scalar], aval,
+                broadcast_dimensions=lb.i64s(()))
+        return consts[c]
+
+    def binary(name):
+        return lambda a, b: lb.op(name, [a, b], aval)
+
+    shl, shr = binary("stablehlo.shift_left"), binary("stablehlo.shift_right_logical")
+
+    def rotl(v, r):
+        return lb.op("stablehlo.or", [shl(v, const(r)), shr(v, const(32 - r))], aval)
+
+    y0, y1 = threefry_rounds(k0, k1, x0, x1, binary("stablehlo.add"),
+                             binary("stablehlo.xor"), rotl, const)
+    return [y0, y1]
+

@@ -1,0 +1,165 @@
+"""Special functions the samplers need, written with irax ops (no erf/lgamma op exists yet).
+
+``erf_inv`` follows XLA's CPU kernels (Giles' single- and double-precision polynomials with
+FMA Horner steps), so float32 normal samples agree with JAX's to the last bit except where
+``log1p`` itself differs. ``erf`` (truncated_normal's bounds), ``lgamma`` (poisson's
+acceptance test) and ``tan`` (cauchy) are accurate approximations, not bit-for-bit copies
+of XLA's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax import lax
+from irax import numpy as jnp
+from irax.random._common import const, polynomial
+
+# Giles (2010), single precision: w < 5 and w >= 5 branches
+_ERFINV32_SMALL = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                   0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV32_LARGE = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                   0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+# Giles (2010), double precision: w < 6.25, w < 16, w >= 16
+_ERFINV64_A = (
+    -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
+    1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
+    6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
+    2.6335093153082322977e-12, -1.2975133253453532498e-11, -5.4154120542946279317e-11,
+    1.051212273321532285e-09, -4.1126339803469836976e-09, -2.9070369957882005086e-08,
+    4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
+    0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
+    0.24015818242558961693, 1.6536545626831027356)
+_ERFINV64_B = (
+    2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
+    1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
+    2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
+    6.8284851459573175448e-05, 2.4031110387097893999e-05, -0.0003550375203628474796,
+    0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
+    -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
+    3.0838856104922207635)
+_ERFINV64_C = (
+    -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
+    -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
+    2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
+    -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
+    7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026,
+    1.0103004648645343977, 4.8499064014085844221)
+
+
+def erf_inv(x):
+    """The inverse error function on (-1, 1); +-inf at +-1, NaN outside."""
+    w = lax.neg(lax.log1p(lax.neg(lax.mul(x, x))))
+    if np.dtype(x.dtype).itemsize == 8:
+        p = _erf_inv64_poly(w)
+    else:
+        small = lax.lt(w, const(w, 5.0))
+        t = lax.select(small, lax.sub(w, const(w, 2.5)), lax.sub(lax.sqrt(w), const(w, 3.0)))
+        p = lax.select(small, polynomial(t, _ERFINV32_SMALL), polynomial(t, _ERFINV32_LARGE))
+    result = lax.mul(p, x)
+    edge = lax.eq(lax.abs(x), const(x, 1.0))
+    return lax.select(edge, lax.mul(x, const(x, np.inf)), result)
+
+
+def _erf_inv64_poly(w):
+    sw = lax.sqrt(w)
+    pa = polynomial(lax.sub(w, const(w, 3.125)), _ERFINV64_A)
+    pb = polynomial(lax.sub(sw, const(w, 3.25)), _ERFINV64_B)
+    pc = polynomial(lax.sub(sw, const(w, 5.0)), _ERFINV64_C)
+    return lax.select(lax.lt(w, const(w, 6.25)), pa,
+                      lax.select(lax.lt(w, const(w, 16.0)), pb, pc))
+
+
+# Eigen's float erf: x * P(x^2) / Q(x^2) on [-4, 4] (+-1 beyond)
+_ERF32_P = (-2.72614225801306e-10, 2.77068142495902e-08, -2.10102402082508e-06,
+            -5.69250639462346e-05, -7.34990630326855e-04, -2.95459980854025e-03,
+            -1.60960333262415e-02)
+_ERF32_Q = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438203e-03,
+            -7.37332916720468e-03, -1.42647390514189e-02)
+# Cephes ndtr.c, double precision: erf on |x| < 1, erfc beyond
+_ERF64_T = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
+            7.00332514112805075473e3, 5.55923013010394962768e4)
+_ERF64_U = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2,
+            4.59432382970980127987e3, 2.26290000613890934246e4, 4.92673942608635921086e4)
+_ERFC64_P = (2.46196981473530512524e-10, 5.64189564831068821338e-1, 7.46321056442269912687e0,
+             4.86371970985681366614e1, 1.96520832956077098242e2, 5.26445194995477358631e2,
+             9.34528527171957607540e2, 1.02755188689515710272e3, 5.57535335369399327526e2)
+_ERFC64_Q = (1.0, 1.32281951154744992508e1, 8.67072140885989742329e1,
+             3.54937778887819891062e2, 9.75708501743205489753e2, 1.82390916687909736289e3,
+             2.24633760818710981792e3, 1.65666309194161350182e3, 5.57535340817727675546e2)
+_ERFC64_R = (5.64189583547755073984e-1, 1.27536670759978104416e0, 5.01905042251180477414e0,
+             6.16021097993053585195e0, 7.40974269950448939160e0, 2.97886665372100240670e0)
+_ERFC64_S = (1.0, 2.26052863220117276590e0, 9.39603524938001434673e0,
+             1.20489539808096656605e1, 1.70814450747565897222e1, 9.60896809063285878198e0,
+             3.36907645100081516050e0)
+
+
+def erf(x):
+    """The error function (a few ulp in float32, ~1e-15 relative in float64)."""
+    x = jnp.asarray(x)
+    if np.dtype(x.dtype).itemsize == 8:
+        return _erf64(x)
+    xc = lax.clamp(const(x, -4.0), x, const(x, 4.0))
+    z = lax.mul(xc, xc)
+    return lax.div(lax.mul(xc, polynomial(z, _ERF32_P)), polynomial(z, _ERF32_Q))
+
+
+def _erf64(x):
+    ax = lax.abs(x)
+    z = lax.mul(x, x)
+    small = lax.div(lax.mul(x, polynomial(z, _ERF64_T)), polynomial(z, _ERF64_U))
+    near = lax.lt(ax, const(x, 8.0))
+    axs = lax.min(ax, const(x, 30.0))
+    num = lax.select(near, polynomial(axs, _ERFC64_P), polynomial(axs, _ERFC64_R))
+    den = lax.select(near, polynomial(axs, _ERFC64_Q), polynomial(axs, _ERFC64_S))
+    erfc = lax.div(lax.mul(lax.exp(lax.neg(lax.mul(axs, axs))), num), den)
+    big = lax.sub(const(x, 1.0), erfc)
+    big = lax.select(lax.lt(x, const(x, 0.0)), lax.neg(big), big)
+    return lax.select(lax.lt(ax, const(x, 1.0)), small, big)
+
+
+# Lanczos approximation, g = 7, n = 9 (the coefficients XLA's lgamma uses)
+_LANCZOS_G = 7.0
+_LANCZOS_BASE = 0.99999999999980993227684700473478
+_LANCZOS = (676.520368121885098567009190444019, -1259.13921672240287047156078755283,
+            771.3234287776530788486528258894, -176.61502916214059906584551354,
+            12.507343278686904814458936853, -0.13857109526572011689554707,
+            9.984369578019570859563e-6, 1.50563273514931155834e-7)
+
+
+def lgamma(x):
+    """``log|Gamma(x)|`` for ``x >= 0.5`` (what poisson needs: ``lgamma(k + 1)``, k >= 0).
+    Smaller inputs are clamped to 0.5."""
+    x = lax.max(x, const(x, 0.5))
+    z = lax.sub(x, const(x, 1.0))
+    acc = lax.full_like(x, _LANCZOS_BASE)
+    for i, c in enumerate(_LANCZOS):
+        acc = lax.add(acc, lax.div(const(x, c), lax.add(z, const(x, i + 1.0))))
+    half_g = _LANCZOS_G + 0.5
+    t = lax.add(z, const(x, half_g))
+    log_t = lax.add(const(x, np.log(half_g)), lax.log1p(lax.div(z, const(x, half_g))))
+    lead = lax.mul(lax.sub(lax.add(z, const(x, 0.5)), lax.div(t, log_t)), log_t)
+    return lax.add(lax.add(const(x, 0.5 * np.log(2 * np.pi)), lead), lax.log(acc))
+
+
+# Cephes tanf (|x| <= pi/4): tan x = x + x^3 P(x^2)
+_TAN32_P = (9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
+            1.33387994085e-1, 3.33331568548e-1)
+
+
+def tan(x):
+    """``tan`` on (-pi/2, pi/2), accurate to a few ulp up to the poles: float32 arguments
+    beyond pi/4 use ``tan x = 1 / tan(pi/2 - x)`` with pi/2 split in two words (IREE's
+    float32 tan, sin and cos lose up to ~1e-3 relative accuracy near pi/2; its float64 tan
+    is accurate and used as is)."""
+    if np.dtype(x.dtype).itemsize == 8:
+        return lax.tan(x)
+    hi = np.array(np.pi / 2, x.dtype)
+    lo = np.array(np.pi / 2 - float(hi), x.dtype)
+    ax = lax.abs(x)
+    far = lax.gt(ax, const(x, np.pi / 4))
+    r = lax.select(far, lax.add(lax.sub(hi, ax), lo), ax)
+    z = lax.mul(r, r)
+    t = lax.add(r, lax.mul(lax.mul(z, r), polynomial(z, _TAN32_P)))
+    t = lax.select(far, lax.div(const(x, 1.0), t), t)
+    return lax.mul(lax.sign(x), t)
