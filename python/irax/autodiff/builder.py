@@ -97,6 +97,7 @@ class ADBuilder(OpMethods):
         """Emits ``fn``'s body on ``operands`` op by op through this builder, so ops on
         tangents go on the tape in reverse mode. Returns the returned values."""
         from irax.dialect.base import lookup
+        from irax.dialect.control import is_plain_call
         from irax.errors import IRError
 
         block = fn.regions[0].blocks[0]
@@ -105,7 +106,7 @@ class ADBuilder(OpMethods):
             ins = [env[v] for v in op.operands]
             if op.name == "func.return":
                 return ins
-            if op.name in ("func.call", "irax.call"):
+            if is_plain_call(op):
                 callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
                 outs = self.inline(self.ctx.callee(callee), ins)
             else:

@@ -20,6 +20,7 @@ from irax.core import dtypes
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
+from irax.dialect.control import is_plain_call
 from irax.errors import IRError
 
 
@@ -60,7 +61,7 @@ def jvp_body(ctx, b: ADBuilder, fn, primals_in, tangents_in):
         dins = [tangent.get(v) for v in op.operands]
         if name == "func.return":
             return ins, dins
-        if name in ("func.call", "irax.call"):
+        if is_plain_call(op):
             outs, douts = _jvp_call(ctx, b, op, ins, dins)
         else:
             outs, douts = jvp_op(b, op, ins, dins)

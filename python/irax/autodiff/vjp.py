@@ -21,6 +21,7 @@ from irax.autodiff.jvp import has_tangent, jvp_op
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
+from irax.dialect.control import is_plain_call
 from irax.errors import IRError
 
 
@@ -74,7 +75,7 @@ def _linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
         dins = [tangent.get(v) for v in op.operands]
         if name == "func.return":
             return ins, dins
-        if name in ("func.call", "irax.call"):
+        if is_plain_call(op):
             callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
             outs, douts = _linearize_body(ctx, b, callee, ins, dins)
         else:

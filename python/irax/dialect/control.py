@@ -89,5 +89,12 @@ class Return(Op):
         return []
 
 
+def is_plain_call(op) -> bool:
+    """``func.call`` or ``irax.call`` (not the call-like ops with derivative rules)."""
+    from irax.dialect.base import lookup
+
+    return op.name == "func.call" or lookup(op.name) is Call
+
+
 def _types(ts) -> str:
     return "(" + ", ".join(str(t) for t in ts) + ")"

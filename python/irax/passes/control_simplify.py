@@ -127,15 +127,15 @@ def _used_by_others(value, hoisted) -> bool:
 
 def simplify_control(block) -> int:
     """Applies both simplifications to the region ops of ``block``; returns the count."""
+    from irax.dialect.control_flow import Cond, Scan, While
+
     changed = 0
     for op in list(block.operations):
-        name = op.name
-        if name == "irax.cond":
+        cls = lookup(op.name)
+        if cls is Cond:
             changed += fold_constant_cond(op)
-        elif name == "irax.while":
-            k = lookup(name).decode_attrs(op)["num_consts"]
-            changed += hoist_invariants(op, 1, k, "num_consts")
-        elif name == "irax.scan":
-            k = lookup(name).decode_attrs(op)["num_consts"]
-            changed += hoist_invariants(op, 0, k, "num_consts")
+        elif cls in (While, Scan):
+            body = 1 if cls is While else 0
+            k = cls.decode_attrs(op)["num_consts"]
+            changed += hoist_invariants(op, body, k, "num_consts")
     return changed

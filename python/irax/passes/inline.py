@@ -27,10 +27,9 @@ from irax.passes.registry import ModulePass, Option, register_pass
 
 
 def _is_call(op) -> bool:
-    from irax.dialect.base import lookup
-    from irax.dialect.control import Call
+    from irax.dialect.control import is_plain_call
 
-    return op.name == "func.call" or lookup(op.name) is Call
+    return is_plain_call(op)
 
 
 def _callee(op) -> str:
