@@ -92,6 +92,11 @@ config.define("irax_enable_compilation_cache", True,
 config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
               _optional_str, env="JAX_PLATFORMS")
 config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)
+config.define("irax_cpu_driver", "local-sync",
+              "IREE driver of CPU devices: 'local-sync' (runs on the calling thread) or "
+              "'local-task' (a thread pool; IREE 3.13 was seen to race on programs with "
+              "loops under it, returning wrong values now and then).", str,
+              env="IRAX_CPU_DRIVER")
 config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
               _bool, env="IRAX_LOG_COMPILES")
 config.define("jax_numpy_dtype_promotion", "standard",

@@ -224,8 +224,145 @@ def _custom_call(b, op):
     return list(op.operands)
 
 
+# ---- control flow: stablehlo.while / case / if -> irax.while / irax.cond --------------------
+# StableHLO regions may use values of the enclosing function; irax regions are isolated,
+# so such values become explicit consts operands. Region bodies are raised first.
+def _captured(region) -> list:
+    """Values used inside ``region`` (at any depth) but defined outside it, in order."""
+    ir = _ir()
+    inside, used = set(), []
+
+    def visit(op):
+        for r in op.results:
+            inside.add(r)
+        for reg in op.regions:
+            for blk in reg.blocks:
+                inside.update(blk.arguments)
+        return ir.WalkResult.ADVANCE
+
+    for blk in region.blocks:
+        inside.update(blk.arguments)
+        for op in blk.operations:
+            op.operation.walk(visit)
+
+    def collect(op):
+        for v in op.operands:
+            if v not in inside and v not in used:
+                used.append(v)
+        return ir.WalkResult.ADVANCE
+
+    for blk in region.blocks:
+        for op in blk.operations:
+            op.operation.walk(collect)
+    return used
+
+
+def _raise_region_body(region) -> None:
+    from irax.dialect.base import OpError
+
+    diags = []
+    for blk in region.blocks:
+        for inner in reversed(list(blk.operations)):
+            inner = inner.operation
+            if inner.name == "stablehlo.return":
+                continue
+            try:
+                _raise_op(inner)
+            except OpError as e:
+                diags.append(f"{inner.location}: error: {PASS}: '{inner.name}' {e}")
+    if diags:
+        raise OpError("has a body that cannot be raised:\n" + "\n".join(diags[::-1]))
+
+
+def _into_region(src, dst, consts, lead_args, lead_values=None, prefix_ret=0):
+    """Moves ``src``'s block into ``dst`` as an isolated irax block: arguments are the
+    consts then ``lead_args`` (the source block's own arguments, if any); uses of captured
+    values become the const arguments; ``stablehlo.return`` becomes ``irax.return`` (after
+    dropping its first ``prefix_ret`` values)."""
+    from irax.dialect import mlir
+
+    ir = _ir()
+    old = src.blocks[0]
+    types = [v.type for v in consts] + [a.type for a in lead_args]
+    block = dst.blocks.append(*types)
+    args = list(block.arguments)
+    for a, na in zip(old.arguments, args[len(consts):]):
+        a.replace_all_uses_with(na)
+    mapping = dict(zip(consts, args[:len(consts)]))
+
+    def rewire(op):
+        for i, v in enumerate(op.operands):
+            if v in mapping:
+                op.operands[i] = mapping[v]
+        return ir.WalkResult.ADVANCE
+
+    for inner in list(old.operations):
+        inner.operation.walk(rewire)
+        if inner.name == "stablehlo.return":
+            with mlir.unknown_loc():
+                ir.Operation.create("irax.return", operands=list(inner.operands)[prefix_ret:],
+                                    ip=ir.InsertionPoint(block))
+            inner.erase()
+            continue
+        block.append(inner)
+
+
+def _while(b, op):
+    from irax.dialect import mlir
+    from irax.dialect.control_flow import While
+
+    for region in op.regions:
+        _raise_region_body(region)
+    consts = []
+    for region in op.regions:
+        consts += [v for v in _captured(region) if v not in consts]
+    carry = list(op.operands)
+    results, _, new = b.emit(While, consts + carry, regions=2,
+                             result_avals=[mlir.aval_of(r) for r in op.results],
+                             num_consts=len(consts))
+    for src, dst in zip(op.regions, new.regions):
+        _into_region(src, dst, consts, list(src.blocks[0].arguments))
+    return results
+
+
+def _case(b, op, index, regions):
+    from irax.dialect import mlir
+    from irax.dialect.control_flow import Cond
+
+    for region in regions:
+        _raise_region_body(region)
+    consts = []
+    for region in regions:
+        consts += [v for v in _captured(region) if v not in consts]
+    results, _, new = b.emit(Cond, [index] + consts, regions=len(regions),
+                             result_avals=[mlir.aval_of(r) for r in op.results])
+    for src, dst in zip(regions, new.regions):
+        _into_region(src, dst, consts, [])
+    return results
+
+
+def _stablehlo_case(b, op):
+    import numpy as np
+
+    index = op.operands[0]
+    from irax.dialect.builder import aval
+
+    if aval(index).dtype != np.int32:
+        index = b.convert(index, new_dtype=np.dtype(np.int32))
+    return _case(b, op, index, list(op.regions))
+
+
+def _stablehlo_if(b, op):
+    import numpy as np
+
+    index = b.convert(op.operands[0], new_dtype=np.dtype(np.int32))
+    true_branch, false_branch = op.regions
+    return _case(b, op, index, [false_branch, true_branch])
+
+
 _COMPOSITES = {"stablehlo.clamp": _clamp, "stablehlo.optimization_barrier": _forward,
-               "stablehlo.custom_call": _custom_call}
+               "stablehlo.custom_call": _custom_call, "stablehlo.while": _while,
+               "stablehlo.case": _stablehlo_case, "stablehlo.if": _stablehlo_if}
 
 
 # ---- module preparation ------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from irax.runtime import cache
 log = logging.getLogger("irax")
 stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0}
 _memory: dict[str, bytes] = {}
-_sessions: dict[tuple, object] = {}
+#: part of every cache key: bump it to invalidate entries written by older irax versions
+CACHE_VERSION = "irax-2"
 _lock = threading.Lock()
 
 
@@ -94,7 +95,7 @@ def compile_module(module, target: Target, name: str = "main") -> bytes:
 
 def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
     flags = target.flags()
-    key = cache.make_key(code, "\0".join(flags), compiler_version(), "irax-1")
+    key = cache.make_key(code, "\0".join(flags), compiler_version(), CACHE_VERSION)
     hit = _memory.get(key)
     if hit is not None:
         stats["memory_hits"] += 1
@@ -117,13 +118,12 @@ def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
 
 
 def _session(flags: tuple[str, ...]):
-    s = _sessions.get(flags)
-    if s is None:
-        from iree.compiler.api import Session
+    """A fresh compiler session per compilation (0.3 ms): sessions reused across
+    invocations were seen to carry state from one compilation into the next."""
+    from iree.compiler.api import Session
 
-        s = Session()
-        s.set_flags(*flags)
-        _sessions[flags] = s
+    s = Session()
+    s.set_flags(*flags)
     return s
 
 
@@ -141,6 +141,7 @@ def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
             vmfb = bytes(out.map_memory())
             out.close()
         inv.close()
+        session.close()
     if not ok:
         raise CompilationError(f"irax: IREE failed to compile {name}:\n{err.text.strip()}")
     return vmfb

@@ -1,6 +1,7 @@
 """IREE devices as irax ``Device`` objects (``irax.devices()``, ``Array.devices()``).
 
-The IREE runtime is imported on first use. CPU devices use the ``local-task`` driver;
+The IREE runtime is imported on first use. CPU devices use the ``local-sync`` driver by
+default (``irax.config.update("irax_cpu_driver", "local-task")`` for IREE's thread pool);
 ``irax.config.update("jax_num_cpu_devices", N)`` creates N distinct local devices.
 """
 
@@ -68,11 +69,16 @@ def devices(backend: str | None = None) -> list[Device]:
         raise RuntimeError(f"irax.devices: unknown backend {platform!r}; expected one of "
                            f"{sorted(_PLATFORM_DRIVERS)}")
     n = config.jax_num_cpu_devices if platform == "cpu" else None
-    key = (platform, n)
+    key = (platform, n, config.irax_cpu_driver if platform == "cpu" else None)
     cached = _state.get(key)
     if cached is not None:
         return cached
     drv_name = _PLATFORM_DRIVERS[platform]
+    if platform == "cpu":
+        drv_name = config.irax_cpu_driver
+        if drv_name not in ("local-sync", "local-task"):
+            raise RuntimeError(f"irax.devices: irax_cpu_driver must be 'local-sync' or "
+                               f"'local-task', got {drv_name!r}")
     try:
         drv = _driver(drv_name)
     except Exception as e:  # noqa: BLE001 - IREE raises plain exceptions for missing drivers

@@ -1,9 +1,9 @@
 // RUN: irax-opt %s --split-input-file --verify-diagnostics -p 'builtin.module(irax-raise-stablehlo)'
 
-func.func @while_loop(%x: tensor<f32>) -> tensor<f32> {
+func.func @while_with_unraisable_body(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c = stablehlo.constant dense<0> : tensor<i32>
-  // expected-error @+1 {{irax-raise-stablehlo: 'stablehlo.while' is not supported yet}}
-  %0:2 = stablehlo.while(%i = %c, %v = %x) : tensor<i32>, tensor<f32>
+  // expected-error @+1 {{irax-raise-stablehlo: 'stablehlo.while' has a body that cannot be raised:}}
+  %0:2 = stablehlo.while(%i = %c, %v = %x) : tensor<i32>, tensor<4xf32>
   cond {
     %n = stablehlo.constant dense<3> : tensor<i32>
     %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
@@ -11,23 +11,15 @@ func.func @while_loop(%x: tensor<f32>) -> tensor<f32> {
   } do {
     %one = stablehlo.constant dense<1> : tensor<i32>
     %j = stablehlo.add %i, %one : tensor<i32>
-    %w = stablehlo.multiply %v, %v : tensor<f32>
-    stablehlo.return %j, %w : tensor<i32>, tensor<f32>
+    // expected-error @+1 {{irax-raise-stablehlo: 'stablehlo.sort' is not supported yet}}
+    %w = "stablehlo.sort"(%v) <{dimension = 0 : i64}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %lt = stablehlo.compare LT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    }) : (tensor<4xf32>) -> tensor<4xf32>
+    stablehlo.return %j, %w : tensor<i32>, tensor<4xf32>
   }
-  return %0#1 : tensor<f32>
-}
-
-// -----
-
-func.func @conditional(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
-  // expected-error @+1 {{irax-raise-stablehlo: 'stablehlo.if' is not supported yet}}
-  %0 = "stablehlo.if"(%p) ({
-    stablehlo.return %x : tensor<f32>
-  }, {
-    %y = stablehlo.negate %x : tensor<f32>
-    stablehlo.return %y : tensor<f32>
-  }) : (tensor<i1>) -> tensor<f32>
-  return %0 : tensor<f32>
+  return %0#1 : tensor<4xf32>
 }
 
 // -----
