@@ -321,3 +321,4 @@ def test_nondiff_argnums():
     scale.defvjp(lambda x, k: (x * k, None), lambda k, res, g: (g * k * 100.0,))
     assert float(irax.grad(lambda x: scale(x, 2.0))(1.0)) == 200.0
     assert float(irax.jit(irax.grad(lambda x: scale(x, 2.0)))(1.0)) == 200.0
+

@@ -59,7 +59,7 @@ class Trace:
         self._in_types = []
         self._consts: dict[int, Tracer] = {}
         self.captures: list[Tracer] = []
-        self._captured: dict[int, Tracer] = {}
+        self._captured: dict[int, tuple[Tracer, Tracer]] = {}
         self.out_avals: list[ShapedArray] = []
 
     # ---- context management -----------------------------------------------------------
@@ -185,13 +185,14 @@ class Trace:
 
     def _capture(self, outer: Tracer) -> Tracer:
         hit = self._captured.get(id(outer))
-        if hit is not None:
-            return hit
+        if hit is not None and hit[0] is outer:  # the entry keeps ``outer`` alive: ids stay valid
+            return hit[1]
+        original = outer
         if self.parent is not None and outer._trace is not self.parent:
             outer = self.parent.lift(outer)  # capture through every level in between
         inner = self.add_argument(outer.aval, outer._concrete)
         self.captures.append(outer)
-        self._captured[id(outer)] = inner
+        self._captured[id(original)] = (original, inner)
         return inner
 
     def finish(self, outs) -> None:
