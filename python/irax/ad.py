@@ -20,25 +20,12 @@ from irax.dialect.transform import Grad, Jvp, ValueAndGrad, Vjp
 from irax.transform_call import (
     apply_transform,
     flatten_args,
+    fun_origin,
+    fun_symbol,
     leaf_aval_and_value,
     trace_callee,
     zeros_for,
 )
-
-
-def _name(fun) -> str:
-    return getattr(fun, "__name__", None) or type(fun).__name__
-
-
-def _origin(fun) -> str:
-    code = getattr(fun, "__code__", None)
-    where = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
-    return f"{_name(fun)}{where}"
-
-
-def _symbol(fun) -> str:
-    name = "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun))
-    return name.strip("_") or "fn"
 
 
 def _argnums_tuple(argnums, nargs: int, api: str):
@@ -151,7 +138,7 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, args, kwargs,
             return out
         return out, None
 
-    callee = trace_callee(flat_fun, leaves, in_tree, _symbol(fun), _origin(fun))
+    callee = trace_callee(flat_fun, leaves, in_tree, fun_symbol(fun), fun_origin(fun))
     out_tree = callee.out_tree
     n_out = len(callee.out_avals)
     if n_out == 0 or tree_util.tree_unflatten(out_tree, list(range(n_out)))[0] != 0:
@@ -209,7 +196,7 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
                             f"and so expected tangent dtype {dtypes.short_name(want)}, but got "
                             f"tangent dtype {dtypes.short_name(ta.dtype)} instead.")
     leaves, in_tree = flatten_args(tuple(primals), {})
-    callee = trace_callee(fun, leaves, in_tree, _symbol(fun), _origin(fun))
+    callee = trace_callee(fun, leaves, in_tree, fun_symbol(fun), fun_origin(fun))
     p_avals = [leaf_aval_and_value(x)[0] for x in leaves]
     tans = [t if dtypes.is_inexact(a.dtype) else np.zeros(a.shape, a.dtype)
             for t, a in zip(t_leaves, p_avals)]
@@ -238,7 +225,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     """``(fun(*primals), vjp_fn)`` where ``vjp_fn(ct)`` pulls a cotangent back to the
     primals (``jax.vjp``)."""
     leaves, in_tree = flatten_args(primals, {})
-    callee = trace_callee(fun, leaves, in_tree, _symbol(fun), _origin(fun))
+    callee = trace_callee(fun, leaves, in_tree, fun_symbol(fun), fun_origin(fun))
     outs = _primal_call(callee, leaves)
     out = tree_util.tree_unflatten(callee.out_tree, outs)
     if has_aux:

@@ -15,7 +15,13 @@ from irax import tree_util
 from irax.core import dtypes
 from irax.core.trace import _STACK, bind
 from irax.dialect.autodiff_ops import Checkpoint, CustomJvpCall, CustomVjpCall, StopGradient
-from irax.transform_call import apply_transform, leaf_aval_and_value, trace_callee
+from irax.transform_call import (
+    apply_transform,
+    fun_name,
+    fun_symbol,
+    leaf_aval_and_value,
+    trace_callee,
+)
 
 
 def stop_gradient(x):
@@ -28,18 +34,10 @@ def stop_gradient(x):
     return tree_util.tree_map(stop, x)
 
 
-def _name(fun) -> str:
-    return getattr(fun, "__name__", type(fun).__name__)
-
-
-def _symbol(fun) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)).strip("_") or "fn"
-
-
 def _no_captures(callee, api: str, fun) -> None:
     if callee.captures:
         raise TypeError(
-            f"{api}: the function {_name(fun)!r} closes over a traced value "
+            f"{api}: the function {fun_name(fun)!r} closes over a traced value "
             f"({callee.captures[0].aval.str_short()}); pass it as an explicit argument "
             "instead (rules of custom derivatives cannot close over traced values).")
 
@@ -96,10 +94,10 @@ class custom_jvp:  # noqa: N801 - JAX's name
 
     def __call__(self, *args, **kwargs):
         if kwargs:
-            raise TypeError(f"custom_jvp function {_name(self.fun)!r} takes positional "
+            raise TypeError(f"custom_jvp function {fun_name(self.fun)!r} takes positional "
                             "arguments only")
         if self.jvp is None:
-            raise AttributeError(f"No JVP defined for custom_jvp function {_name(self.fun)} "
+            raise AttributeError(f"No JVP defined for custom_jvp function {fun_name(self.fun)} "
                                  "using defjvp.")
         if not _STACK or self._tracing_rule:
             # the rule itself may call the function for its primal output
@@ -108,7 +106,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
         n = len(args)
         leaves, in_tree = tree_util.tree_flatten((dyn, {}))
         callee = trace_callee(lambda *d: self.fun(*_merge(static, d, n)), leaves, in_tree,
-                              _symbol(self.fun), _name(self.fun))
+                              fun_symbol(self.fun), fun_name(self.fun))
         _no_captures(callee, "custom_jvp", self.fun)
         out_tree = callee.out_tree
 
@@ -126,7 +124,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
             t_tree = tree_util.tree_structure(t_out)
             if p_tree != out_tree or t_tree != out_tree:
                 raise TypeError(
-                    f"Custom JVP rule {_name(self.jvp)} for function {_name(self.fun)} must "
+                    f"Custom JVP rule {fun_name(self.jvp)} for function {fun_name(self.fun)} must "
                     "produce primal and tangent outputs with equal container (pytree) "
                     f"structures matching the function's output {out_tree}, but got "
                     f"{p_tree} and {t_tree} respectively.")
@@ -136,8 +134,8 @@ class custom_jvp:  # noqa: N801 - JAX's name
         r_leaves, r_tree = tree_util.tree_flatten((tuple(rule_in), {}))
         self._tracing_rule += 1
         try:
-            rule = trace_callee(rule_flat, r_leaves, r_tree, _symbol(self.fun) + "_jvp_rule",
-                                _name(self.jvp), module=callee.trace.module)
+            rule = trace_callee(rule_flat, r_leaves, r_tree, fun_symbol(self.fun) + "_jvp_rule",
+                                fun_name(self.jvp), module=callee.trace.module)
         finally:
             self._tracing_rule -= 1
         _no_captures(rule, "custom_jvp", self.jvp)
@@ -162,10 +160,10 @@ class custom_vjp:  # noqa: N801 - JAX's name
 
     def __call__(self, *args, **kwargs):
         if kwargs:
-            raise TypeError(f"custom_vjp function {_name(self.fun)!r} takes positional "
+            raise TypeError(f"custom_vjp function {fun_name(self.fun)!r} takes positional "
                             "arguments only")
         if self.fwd is None:
-            raise AttributeError(f"No VJP defined for custom_vjp function {_name(self.fun)} "
+            raise AttributeError(f"No VJP defined for custom_vjp function {fun_name(self.fun)} "
                                  "using defvjp.")
         if not _STACK or self._tracing_rule:
             # fwd and bwd may call the function itself (JAX's documented idiom)
@@ -175,7 +173,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
         rule_args = tuple(static[i] for i in sorted(static))
         leaves, in_tree = tree_util.tree_flatten((dyn, {}))
         callee = trace_callee(lambda *d: self.fun(*_merge(static, d, n)), leaves, in_tree,
-                              _symbol(self.fun), _name(self.fun))
+                              fun_symbol(self.fun), fun_name(self.fun))
         _no_captures(callee, "custom_vjp", self.fun)
         out_tree = callee.out_tree
         res_tree = []
@@ -183,12 +181,12 @@ class custom_vjp:  # noqa: N801 - JAX's name
         def fwd_flat(*d):
             res = self.fwd(*_merge(static, d, n))
             if not (isinstance(res, (tuple, list)) and len(res) == 2):
-                raise TypeError(f"Custom VJP fwd rule {_name(self.fwd)} must produce a pair "
+                raise TypeError(f"Custom VJP fwd rule {fun_name(self.fwd)} must produce a pair "
                                 f"(output, residuals), but got {res!r}")
             out, resid = res
             if tree_util.tree_structure(out) != out_tree:
                 raise TypeError(
-                    f"Custom VJP fwd rule {_name(self.fwd)} for function {_name(self.fun)} "
+                    f"Custom VJP fwd rule {fun_name(self.fwd)} for function {fun_name(self.fun)} "
                     f"must produce an output with the same structure as the function, "
                     f"{out_tree}, but got {tree_util.tree_structure(out)}.")
             r_leaves, r_tree = tree_util.tree_flatten(resid)
@@ -197,8 +195,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
 
         self._tracing_rule += 1
         try:
-            fwd = trace_callee(fwd_flat, leaves, in_tree, _symbol(self.fun) + "_fwd",
-                               _name(self.fwd), module=callee.trace.module)
+            fwd = trace_callee(fwd_flat, leaves, in_tree, fun_symbol(self.fun) + "_fwd",
+                               fun_name(self.fwd), module=callee.trace.module)
         finally:
             self._tracing_rule -= 1
         _no_captures(fwd, "custom_vjp", self.fwd)
@@ -216,7 +214,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
                     tree_util.tree_structure(tuple(cts)) != dyn_tree and not _none_prefix(
                         cts, dyn):
                 raise TypeError(
-                    f"Custom VJP bwd rule {_name(self.bwd)} for function {_name(self.fun)} "
+                    f"Custom VJP bwd rule {fun_name(self.bwd)} for function {fun_name(self.fun)} "
                     "must produce an output with the same container (pytree) structure as "
                     "the args tuple of the primal function, and in particular must produce a "
                     "tuple of length equal to the number of arguments to the primal "
@@ -234,8 +232,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
             (tuple([_zeros(a) for a in res_avals] + ct_leaves), {}))
         self._tracing_rule += 1
         try:
-            bwd = trace_callee(bwd_flat, b_leaves, b_tree, _symbol(self.fun) + "_bwd",
-                               _name(self.bwd), module=callee.trace.module)
+            bwd = trace_callee(bwd_flat, b_leaves, b_tree, fun_symbol(self.fun) + "_bwd",
+                               fun_name(self.bwd), module=callee.trace.module)
         finally:
             self._tracing_rule -= 1
         _no_captures(bwd, "custom_vjp", self.bwd)
@@ -310,7 +308,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
         n = len(args)
         leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
         callee = trace_callee(lambda *d, **k: fun(*_merge(static, d, n), **k), leaves, in_tree,
-                              _symbol(fun) + "_remat", _name(fun))
+                              fun_symbol(fun) + "_remat", fun_name(fun))
         outs = apply_transform(Checkpoint, callee, lambda caps: list(leaves) + caps,
                                callee.out_avals, policy=policy_name)
         return tree_util.tree_unflatten(callee.out_tree, outs)

@@ -26,6 +26,24 @@ from irax.core.tracer import Tracer
 EAGER_PIPELINE = "builtin.module(irax-expand-transforms)"
 
 
+def fun_name(fun) -> str:
+    """A user function's name for messages (``<lambda>`` for lambdas)."""
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def fun_origin(fun) -> str:
+    """``name at file:line`` for error messages about a traced function."""
+    code = getattr(fun, "__code__", None)
+    where = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
+    return f"{fun_name(fun)}{where}"
+
+
+def fun_symbol(fun) -> str:
+    """A valid MLIR symbol derived from a user function's name (``lambda`` for lambdas)."""
+    name = "".join(c if c.isalnum() or c == "_" else "_" for c in fun_name(fun))
+    return name.strip("_") or "fn"
+
+
 @dataclass
 class Callee:
     trace: Trace

@@ -14,7 +14,13 @@ from typing import Any, Callable
 
 from irax import tree_util
 from irax.dialect.transform import Vmap
-from irax.transform_call import apply_transform, leaf_aval_and_value, trace_callee
+from irax.transform_call import (
+    apply_transform,
+    fun_name,
+    fun_symbol,
+    leaf_aval_and_value,
+    trace_callee,
+)
 
 #: Named axes of the vmaps being traced, innermost last: (axis_name, size). Collectives
 #: (``irax.lax.psum``, ...) look up the size of their axis here.
@@ -28,14 +34,6 @@ def bound_axis_size(name) -> int:
         if bound == name:
             return size
     raise NameError(f"unbound axis name: {name}")
-
-
-def _name(fun) -> str:
-    return getattr(fun, "__name__", type(fun).__name__)
-
-
-def _symbol(fun) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)).strip("_") or "fn"
 
 
 def _check_axes_spec(spec, what: str) -> None:
@@ -62,7 +60,7 @@ def _broadcast_prefix(prefix, tree, what: str, fun):
     except ValueError as e:
         raise ValueError(f"vmap {what} specification must be a tree prefix of the "
                          f"corresponding value, got specification {prefix} for value tree "
-                         f"{tree_util.tree_structure(tree)} (in {_name(fun)}).\n{e}") from None
+                         f"{tree_util.tree_structure(tree)} (in {fun_name(fun)}).\n{e}") from None
     axes = tree_util.tree_leaves(prefix, is_leaf=lambda x: x is None)
     out = []
     for ax, sub in zip(axes, subtrees):
@@ -87,7 +85,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
                 "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
                 f"the positional arguments passed to the function, but got "
                 f"len(in_axes)={len(in_axes)}, len(args)={len(args)}\n(in vmap of "
-                f"{_name(fun)})")
+                f"{fun_name(fun)})")
         arg_axes = _broadcast_prefix(in_axes, args, "in_axes", fun)
         kw_leaves = tree_util.tree_leaves(kwargs)
         axes = arg_axes + [0] * len(kw_leaves)
@@ -99,7 +97,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
         if axis_name is not None:
             _AXES.append((axis_name, size))
         try:
-            callee = trace_callee(fun, leaves, in_tree, _symbol(fun), _name(fun),
+            callee = trace_callee(fun, leaves, in_tree, fun_symbol(fun), fun_name(fun),
                                   in_avals=per_example, concrete=False)
         finally:
             if axis_name is not None:
@@ -113,7 +111,7 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
                 continue
             if not -(a.ndim + 1) <= ax <= a.ndim:
                 raise ValueError(f"vmap out_axes specification {ax} is out of range for an "
-                                 f"output of rank {a.ndim + 1} (output {j} of {_name(fun)})")
+                                 f"output of rank {a.ndim + 1} (output {j} of {fun_name(fun)})")
             o_norm.append(ax % (a.ndim + 1))
         result_avals = [a if ax < 0 else _insert(a, ax, size)
                         for a, ax in zip(callee.out_avals, o_norm)]
@@ -151,14 +149,14 @@ def _normalize_axes(fun, avals, axes, names, axis_size):
             raise ValueError(
                 f"vmap was requested to map its argument along axis {ax}, which implies that "
                 f"its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is only "
-                f"{a.ndim} (its shape is {a.shape})\n(in {name} of {_name(fun)})")
+                f"{a.ndim} (its shape is {a.shape})\n(in {name} of {fun_name(fun)})")
         norm.append(ax % a.ndim)
     sizes = {a.shape[ax] for a, ax in zip(avals, norm) if ax is not None}
     if axis_size is not None:
         sizes.add(axis_size)
     if not sizes:
         raise ValueError("vmap must have at least one non-None value in in_axes or "
-                         f"axis_size must be specified (in vmap of {_name(fun)})")
+                         f"axis_size must be specified (in vmap of {fun_name(fun)})")
     if len(sizes) > 1:
         raise ValueError(_inconsistent_sizes(avals, axes, norm, names, axis_size))
     return norm, sizes.pop()
@@ -195,7 +193,7 @@ def _check_unmapped_outputs(fun, callee, in_dims, out_norm, size, axis_name, out
         if ax < 0 and d is not None:
             path = _leaf_path(out_axes, full, j)
             raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
-                             f"batched on axis {d}\n(output {j} of {_name(fun)})")
+                             f"batched on axis {d}\n(output {j} of {fun_name(fun)})")
 
 
 def _leaf_path(prefix, full, j: int) -> str:

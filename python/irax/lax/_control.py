@@ -15,15 +15,12 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.core.trace import _STACK, Trace, bind
 from irax.dialect.control_flow import Cond, Scan, While
-from irax.transform_call import leaf_aval_and_value, trace_callee
-
-
-def _name(fun) -> str:
-    return getattr(fun, "__name__", type(fun).__name__)
-
-
-def _symbol(fun) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in _name(fun)).strip("_") or "fn"
+from irax.transform_call import (
+    fun_name,
+    fun_symbol,
+    leaf_aval_and_value,
+    trace_callee,
+)
 
 
 def _avals(leaves):
@@ -54,7 +51,7 @@ def _run(build, operands, api: str):
 def _trace(fun, avals, in_tree, api: str):
     """Traces ``fun`` on abstract arguments into a private function (captures allowed)."""
     zeros = [np.zeros(a.shape, a.dtype) for a in avals]
-    return trace_callee(fun, zeros, in_tree, _symbol(fun), f"{api} of {_name(fun)}",
+    return trace_callee(fun, zeros, in_tree, fun_symbol(fun), f"{api} of {fun_name(fun)}",
                         in_avals=list(avals), concrete=False)
 
 
