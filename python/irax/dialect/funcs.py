@@ -72,5 +72,13 @@ def clone_op(op, operands, ip):
     return new
 
 
+def function_blocks(module):
+    """The top-level blocks of every function of ``module`` (what the per-block cleanup
+    passes walk; region ops' bodies are left to their own rules)."""
+    for fn in module.body.operations:
+        for region in fn.regions:
+            yield from region.blocks
+
+
 def body_ops(fn):
     return list(fn.regions[0].blocks[0].operations)

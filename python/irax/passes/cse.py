@@ -61,12 +61,9 @@ def cse_block(block) -> int:
 
 
 def cse_module(module) -> int:
-    merged = 0
-    for fn in module.body.operations:
-        for region in fn.regions:
-            for block in region.blocks:
-                merged += cse_block(block)
-    return merged
+    from irax.dialect.funcs import function_blocks
+
+    return sum(cse_block(block) for block in list(function_blocks(module)))
 
 
 @register_pass

@@ -22,21 +22,20 @@ def _unused(op) -> bool:
 
 def dce_block(block) -> int:
     """Erases dead irax ops of ``block`` (last to first); returns how many."""
+    from irax.dialect.base import lookup
+
     erased = 0
     for op in reversed(list(block.operations)):
-        if op.name.startswith("irax.") and len(op.results) and _unused(op):
+        if lookup(op.name) is not None and len(op.results) and _unused(op):
             op.erase()
             erased += 1
     return erased
 
 
 def dce_module(module) -> int:
-    erased = 0
-    for fn in module.body.operations:
-        for region in fn.regions:
-            for block in region.blocks:
-                erased += dce_block(block)
-    return erased
+    from irax.dialect.funcs import function_blocks
+
+    return sum(dce_block(block) for block in list(function_blocks(module)))
 
 
 @register_pass

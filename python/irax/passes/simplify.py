@@ -135,16 +135,15 @@ class Simplify(ModulePass):
     options = {"max-iterations": Option(int, 4, "rounds of simplification at most")}
 
     def run(self, module) -> None:
+        from irax.dialect.funcs import function_blocks
         from irax.passes.control_simplify import simplify_control
         from irax.passes.cse import cse_module
         from irax.passes.dce import dce_module
 
         for _ in range(self.option("max-iterations")):
             changed = 0
-            for fn in module.body.operations:
-                for region in fn.regions:
-                    for block in region.blocks:
-                        changed += simplify_block(block) + simplify_control(block)
+            for block in list(function_blocks(module)):
+                changed += simplify_block(block) + simplify_control(block)
             changed += cse_module(module) + dce_module(module)
             if not changed:
                 break
