@@ -296,7 +296,8 @@ class Compiled:
         avals = tuple(abstractify(x) for x in leaves)
         if tuple(a.strip_weak() for a in avals) != tuple(
                 a.strip_weak() for a in self._entry.in_avals):
-            raise TypeError("Compiled function called with argument types "
+            raise TypeError(f"irax.jit({_fun_name(self._jitted.fun)}).compile(): called with "
+                            "argument types "
                             f"{[a.str_short() for a in avals]}, but it was compiled for "
                             f"{[a.str_short() for a in self._entry.in_avals]}")
         return execute(self._entry, leaves)

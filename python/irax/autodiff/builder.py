@@ -132,9 +132,6 @@ class ADBuilder(OpMethods):
         return self.emit(op_cls, operands, **attrs)
 
     # ---- constants ---------------------------------------------------------------------------
-    def full_like(self, v, value):
-        return self.full(self.aval(v), value)
-
     def zeros(self, aval: ShapedArray):
         return self.full(aval, 0)
 

@@ -39,6 +39,10 @@ class OpMethods:
             return scalar
         return self.broadcast_in_dim(scalar, shape=aval.shape, broadcast_dimensions=())
 
+    def full_like(self, v, value):
+        """``full`` with the shape and dtype of ``v``."""
+        return self.full(self.aval(v), value)
+
 
 class IRBuilder(OpMethods):
     """Emits irax ops at an insertion point, inferring result types with each op's rule."""
@@ -79,6 +83,10 @@ class IRBuilder(OpMethods):
 
     def emit_values(self, op_cls, operands, **attrs) -> list:
         return self.emit(op_cls, operands, **attrs)[0]
+
+    @staticmethod
+    def aval(v) -> ShapedArray:
+        return mlir.aval_of(v)
 
     def constant(self, value, dtype=None):
         """An ``irax.constant`` holding ``value`` (a NumPy array or scalar)."""

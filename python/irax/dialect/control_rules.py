@@ -96,8 +96,7 @@ def cond_batch(cls, b, args, dims, *, op):
     branches = [_outline(b, op, i, f"branch{i}") for i in range(len(op.regions))]
     n_in = len(ops)
     _, outs = funcs.signature(b.ctx.callee(branches[0]))
-    vfns = [b_name for b_name in (
-        _vmap(b, f, (0,) * n_in, (0,) * len(outs)) for f in branches)]
+    vfns = [_vmap(b, f, (0,) * n_in, (0,) * len(outs)) for f in branches]
     out_avals = [_insert(a, b.axis_size) for a in outs]
     if dims[0] is None:
         specs = [(_avals(ops, b), lambda ib, a, v=v: call(ib, v, a, out_avals)) for v in vfns]
@@ -177,7 +176,6 @@ class _WhileTranspose:
         n_in = (len(operands) - 1) // 2
         tans, prim, n = operands[:n_in], operands[n_in:2 * n_in], operands[-1]
         consts, init = list(prim[:k]), list(prim[k:])
-        m = len(init)
         cts = ct if isinstance(ct, list) else [ct]
         in_avals, out_avals = funcs.signature(b.ctx.callee(body))
         wrt = tuple(has_tangent(a) for a in in_avals)
@@ -213,7 +211,6 @@ class _WhileTranspose:
         g_init, g_consts = iter(res[1:1 + n_ct]), iter(res[1 + n_ct:1 + n_ct + n_acc])
         out = [next(g_consts) if w else None for w in wrt[:k]]
         out += [next(g_init) if w else None for w in wrt[k:]]
-        del m
         return [o if b.is_linear(t) else None for o, t in zip(out, tans)] + \
             [None] * (len(prim) + 1)
 
@@ -345,7 +342,7 @@ class _ScanTranspose:
         acc = [b.zeros(a) for a, w in zip(in_avals[:k], wrt[:k]) if w]
         wrt_avals = [a for a, w in zip(in_avals, wrt) if w]
         n_ct, n_acc = len(ct_carry), len(acc)
-        nx, ny = len(xs), len(ct_ys)
+        nx = len(xs)
         x_slices = in_avals[k + c:]
         c_avals = in_avals[k:k + c]
         ycts = [a for a, m in zip(y_avals, ct_mask[c:]) if m]
@@ -369,7 +366,6 @@ class _ScanTranspose:
             ac = [ib.add(u, v) for u, v in zip(ac, g_consts)]
             return g_carry + ac + g_x
 
-        del ny
         res = emit_region_op(
             b.ir, Scan, consts + ct_carry + acc + xs + carries + ct_ys, [(arg_avals, step)],
             [a for a, w in zip(c_avals, wrt[k:k + c]) if w] + _avals(acc, b)

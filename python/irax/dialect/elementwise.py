@@ -148,10 +148,6 @@ def _unary(cls_name, op_name, lowers_to, fn, kind=INEXACT, differentiable=True, 
     return cls
 
 
-def _c(b, like, value):
-    """A constant shaped like ``like``."""
-    return b.full_like(like, value)
-
 
 def _neg_jvp(cls, b, primals, tangents, outs):
     return b.neg(tangents[0])
@@ -195,27 +191,27 @@ RoundAfz = _unary("RoundAfz", "irax.round_nearest_afz", "stablehlo.round_nearest
 Exp = _unary("Exp", "irax.exp", "stablehlo.exponential", np.exp,
              derivative=lambda b, x, y: y)
 Expm1 = _unary("Expm1", "irax.expm1", "stablehlo.exponential_minus_one", np.expm1,
-               derivative=lambda b, x, y: b.add(y, _c(b, y, 1)))
+               derivative=lambda b, x, y: b.add(y, b.full_like(y, 1)))
 Log = _unary("Log", "irax.log", "stablehlo.log", np.log,
-             derivative=lambda b, x, y: b.div(_c(b, x, 1), x))
+             derivative=lambda b, x, y: b.div(b.full_like(x, 1), x))
 Log1p = _unary("Log1p", "irax.log1p", "stablehlo.log_plus_one", np.log1p,
-               derivative=lambda b, x, y: b.div(_c(b, x, 1), b.add(x, _c(b, x, 1))))
+               derivative=lambda b, x, y: b.div(b.full_like(x, 1), b.add(x, b.full_like(x, 1))))
 Sin = _unary("Sin", "irax.sin", "stablehlo.sine", np.sin,
              derivative=lambda b, x, y: b.cos(x))
 Cos = _unary("Cos", "irax.cos", "stablehlo.cosine", np.cos,
              derivative=lambda b, x, y: b.neg(b.sin(x)))
 Tan = _unary("Tan", "irax.tan", "stablehlo.tan", np.tan,
-             derivative=lambda b, x, y: b.add(_c(b, y, 1), b.mul(y, y)))
+             derivative=lambda b, x, y: b.add(b.full_like(y, 1), b.mul(y, y)))
 Tanh = _unary("Tanh", "irax.tanh", "stablehlo.tanh", np.tanh,
-              derivative=lambda b, x, y: b.sub(_c(b, y, 1), b.mul(y, y)))
+              derivative=lambda b, x, y: b.sub(b.full_like(y, 1), b.mul(y, y)))
 Sqrt = _unary("Sqrt", "irax.sqrt", "stablehlo.sqrt", np.sqrt,
-              derivative=lambda b, x, y: b.div(_c(b, y, 0.5), y))
+              derivative=lambda b, x, y: b.div(b.full_like(y, 0.5), y))
 Rsqrt = _unary("Rsqrt", "irax.rsqrt", "stablehlo.rsqrt", _rsqrt,
-               derivative=lambda b, x, y: b.mul(_c(b, y, -0.5), b.div(y, x)))
+               derivative=lambda b, x, y: b.mul(b.full_like(y, -0.5), b.div(y, x)))
 Cbrt = _unary("Cbrt", "irax.cbrt", "stablehlo.cbrt", np.cbrt, FLOAT,
-              derivative=lambda b, x, y: b.div(_c(b, y, 1 / 3), b.mul(y, y)))
+              derivative=lambda b, x, y: b.div(b.full_like(y, 1 / 3), b.mul(y, y)))
 Logistic = _unary("Logistic", "irax.logistic", "stablehlo.logistic", _logistic,
-                  derivative=lambda b, x, y: b.mul(y, b.sub(_c(b, y, 1), y)))
+                  derivative=lambda b, x, y: b.mul(y, b.sub(b.full_like(y, 1), y)))
 Not = _unary("Not", "irax.not", "stablehlo.not", np.invert, INT_OR_BOOL, differentiable=False)
 
 
@@ -240,7 +236,7 @@ class Abs(ElementwiseUnary):
             conj = b.complex(b.real(x), b.neg(b.imag(x)))
             return b.div(b.real(b.mul(conj, dx)), y)
         # grad(abs)(0) == 1, as in JAX
-        nonneg = b.compare(x, _c(b, x, 0), direction="GE")
+        nonneg = b.compare(x, b.full_like(x, 0), direction="GE")
         return b.select(nonneg, dx, b.neg(dx))
 
 
@@ -263,7 +259,7 @@ class Real(ElementwiseUnary):
 
     @classmethod
     def transpose(cls, b, ct, z):
-        return (b.complex(ct, _c(b, ct, 0)),)
+        return (b.complex(ct, b.full_like(ct, 0)),)
 
 
 class Imag(Real):
@@ -275,7 +271,7 @@ class Imag(Real):
 
     @classmethod
     def transpose(cls, b, ct, z):  # JAX's convention: imag^T(ct) = -i ct
-        return (b.complex(_c(b, ct, 0), b.neg(ct)),)
+        return (b.complex(b.full_like(ct, 0), b.neg(ct)),)
 
 
 class IsFinite(ElementwiseUnary):
@@ -379,12 +375,12 @@ def _rem_jvp(b, x, y, dx, dy, z):  # x rem y = x - y * trunc(x / y)
 
 
 def _pow_jvp(b, x, y, dx, dy, z):
-    one = _c(b, y, 1)
+    one = b.full_like(y, 1)
     by_x = None if dx is None else b.mul(dx, b.mul(y, b.pow(x, b.sub(y, one))))
     if dy is None:
         return by_x
     # z * log(x), taken as 0 where x == 0 (JAX's convention)
-    zero = _c(b, x, 0)
+    zero = b.full_like(x, 0)
     is_zero = b.compare(x, zero, direction="EQ")
     log_x = b.log(b.select(is_zero, one, x))
     return b.add_any(by_x, b.mul(dy, b.select(is_zero, zero, b.mul(z, log_x))))
@@ -393,7 +389,7 @@ def _pow_jvp(b, x, y, dx, dy, z):
 def _minmax_jvp(direction):
     def jvp(b, x, y, dx, dy, z):
         """The tangent of the chosen operand; ties share it half and half (as JAX)."""
-        one, half, zero = _c(b, x, 1), _c(b, x, 0.5), _c(b, x, 0)
+        one, half, zero = b.full_like(x, 1), b.full_like(x, 0.5), b.full_like(x, 0)
         wins = b.compare(x, y, direction=direction)
         tie = b.compare(x, y, direction="EQ")
         wx = b.select(tie, half, b.select(wins, one, zero))
