@@ -35,6 +35,7 @@ from irax.custom_derivatives import (  # noqa: F401
     custom_vjp,
     remat,
 )
+from irax.pmap_api import pmap  # noqa: F401
 from irax.runtime.array import Array  # noqa: F401
 from irax.runtime.devices import (  # noqa: F401
     Device,  # noqa: F401

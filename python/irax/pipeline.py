@@ -19,8 +19,9 @@ from irax.runtime.buffers import to_device
 #: what ``irax-opt -p 'builtin.module(<pipeline>)'`` prints for the traced module.
 STAGES = {
     "irax": "",
-    "expanded": "irax-expand-transforms, irax-symbol-dce",
-    "simplified": "irax-expand-transforms, irax-symbol-dce, irax-inline, irax-simplify",
+    "expanded": "irax-expand-transforms, irax-shard, irax-symbol-dce",
+    "simplified": "irax-expand-transforms, irax-shard, irax-symbol-dce, irax-inline, "
+                  "irax-simplify",
     "stablehlo": "irax-jit",
 }
 
@@ -59,14 +60,33 @@ def module_at_stage(entry, stage: str):
 
 
 def compile_entry(entry, device, name: str) -> None:
+    from irax.lowering.stablehlo import num_devices
     from irax.runtime.compiler import compile_module, target_for_platform
     from irax.runtime.executable import Executable
 
     module = module_at_stage(entry, "stablehlo")
     _mark_donations(module, entry)
-    vmfb = compile_module(module, target_for_platform(device.platform), name)
-    entry.executable = Executable(vmfb, device, [a.dtype for a in entry.out_avals])
-    entry.device = device
+    n = num_devices(module)
+    group = program_devices(device, n)
+    vmfb = compile_module(module, target_for_platform(device.platform, n), name)
+    entry.executable = Executable(vmfb, group[0] if group else device,
+                                  [a.dtype for a in entry.out_avals], devices=group)
+    entry.device = group[0] if group else device
+
+
+def program_devices(device, n: int) -> list:
+    """The devices a program placing values on ``n`` devices runs on: the first ``n`` of
+    ``device``'s platform (``@dev0`` is where arguments and results live)."""
+    if not n:
+        return []
+    from irax.runtime import devices
+
+    available = devices.devices(device.platform)
+    if n > len(available):
+        raise ValueError(f"irax: the program needs {n} {device.platform} devices, but only "
+                         f"{len(available)} are available (irax.config.update("
+                         "'jax_num_cpu_devices', N) creates N CPU devices)")
+    return available[:n]
 
 
 def _mark_donations(module, entry) -> None:

@@ -23,7 +23,7 @@ from irax import tree_util
 from irax.core.trace import _STACK, Trace, concrete_value
 from irax.core.tracer import Tracer
 
-EAGER_PIPELINE = "builtin.module(irax-expand-transforms)"
+EAGER_PIPELINE = "builtin.module(irax-expand-transforms, irax-shard)"
 
 
 def fun_name(fun) -> str:

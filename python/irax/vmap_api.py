@@ -52,13 +52,13 @@ def _arg_names(fun, nargs: int) -> list[str]:
     return [names[i] if i < len(names) else f"args[{i}]" for i in range(nargs)]
 
 
-def _broadcast_prefix(prefix, tree, what: str, fun):
+def _broadcast_prefix(prefix, tree, what: str, fun, api: str = "vmap"):
     """One axis per leaf of ``tree`` from the prefix tree ``prefix``."""
     try:
         subtrees = tree_util.tree_structure(prefix, is_leaf=lambda x: x is None) \
             .flatten_up_to(tree)
     except ValueError as e:
-        raise ValueError(f"vmap {what} specification must be a tree prefix of the "
+        raise ValueError(f"{api} {what} specification must be a tree prefix of the "
                          f"corresponding value, got specification {prefix} for value tree "
                          f"{tree_util.tree_structure(tree)} (in {fun_name(fun)}).\n{e}") from None
     axes = tree_util.tree_leaves(prefix, is_leaf=lambda x: x is None)
@@ -80,51 +80,60 @@ def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
 
     @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):
-        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
-            raise ValueError(
-                "vmap in_axes must be an int, None, or a tuple of entries corresponding to "
-                f"the positional arguments passed to the function, but got "
-                f"len(in_axes)={len(in_axes)}, len(args)={len(args)}\n(in vmap of "
-                f"{fun_name(fun)})")
-        arg_axes = _broadcast_prefix(in_axes, args, "in_axes", fun)
-        kw_leaves = tree_util.tree_leaves(kwargs)
-        axes = arg_axes + [0] * len(kw_leaves)
-        leaves, in_tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
-        names = _leaf_names(fun, args, kwargs)
-        avals = [leaf_aval_and_value(x)[0] for x in leaves]
-        norm, size = _normalize_axes(fun, avals, axes, names, axis_size)
-        per_example = [a if ax is None else _remove(a, ax) for a, ax in zip(avals, norm)]
-        if axis_name is not None:
-            _AXES.append((axis_name, size))
-        try:
-            callee = trace_callee(fun, leaves, in_tree, fun_symbol(fun), fun_name(fun),
-                                  in_avals=per_example, concrete=False)
-        finally:
-            if axis_name is not None:
-                _AXES.pop()
-        out_spec = _broadcast_prefix(out_axes, tree_util.tree_unflatten(
-            callee.out_tree, [0] * len(callee.out_avals)), "out_axes", fun)
-        o_norm = []
-        for j, (a, ax) in enumerate(zip(callee.out_avals, out_spec)):
-            if ax is None:
-                o_norm.append(-1)
-                continue
-            if not -(a.ndim + 1) <= ax <= a.ndim:
-                raise ValueError(f"vmap out_axes specification {ax} is out of range for an "
-                                 f"output of rank {a.ndim + 1} (output {j} of {fun_name(fun)})")
-            o_norm.append(ax % (a.ndim + 1))
-        result_avals = [a if ax < 0 else _insert(a, ax, size)
-                        for a, ax in zip(callee.out_avals, o_norm)]
-        in_axes_attr = tuple(-1 if ax is None else ax for ax in norm)
-        if -1 in o_norm:
-            _check_unmapped_outputs(fun, callee, norm, o_norm, size, axis_name, out_axes)
-        outs = apply_transform(
-            Vmap, callee, lambda caps: list(leaves) + caps, result_avals,
-            in_axes=in_axes_attr + (-1,) * len(callee.captures), out_axes=tuple(o_norm),
-            axis_size=size, axis_name=axis_name or "")
-        return tree_util.tree_unflatten(callee.out_tree, outs)
+        return map_call(Vmap, fun, in_axes, out_axes, axis_name, axis_size, args, kwargs)
 
     return vmapped
+
+
+def map_call(op_cls, fun, in_axes, out_axes, axis_name, axis_size, args, kwargs,
+             what: str = "vmap", check_size=None, **attrs):
+    """Traces ``fun`` per example and emits ``op_cls`` (``irax.vmap`` or ``irax.pmap``) on
+    ``args``; ``check_size(size)`` may reject the mapped size before tracing."""
+    if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+        raise ValueError(
+            f"{what} in_axes must be an int, None, or a tuple of entries corresponding to "
+            f"the positional arguments passed to the function, but got "
+            f"len(in_axes)={len(in_axes)}, len(args)={len(args)}\n(in {what} of "
+            f"{fun_name(fun)})")
+    arg_axes = _broadcast_prefix(in_axes, args, "in_axes", fun, what)
+    kw_leaves = tree_util.tree_leaves(kwargs)
+    axes = arg_axes + [0] * len(kw_leaves)
+    leaves, in_tree = tree_util.tree_flatten((tuple(args), dict(kwargs)))
+    names = _leaf_names(fun, args, kwargs)
+    avals = [leaf_aval_and_value(x)[0] for x in leaves]
+    norm, size = _normalize_axes(fun, avals, axes, names, axis_size, what)
+    if check_size is not None:
+        check_size(size)
+    per_example = [a if ax is None else _remove(a, ax) for a, ax in zip(avals, norm)]
+    if axis_name is not None:
+        _AXES.append((axis_name, size))
+    try:
+        callee = trace_callee(fun, leaves, in_tree, fun_symbol(fun), fun_name(fun),
+                              in_avals=per_example, concrete=False)
+    finally:
+        if axis_name is not None:
+            _AXES.pop()
+    out_spec = _broadcast_prefix(out_axes, tree_util.tree_unflatten(
+        callee.out_tree, [0] * len(callee.out_avals)), "out_axes", fun, what)
+    o_norm = []
+    for j, (a, ax) in enumerate(zip(callee.out_avals, out_spec)):
+        if ax is None:
+            o_norm.append(-1)
+            continue
+        if not -(a.ndim + 1) <= ax <= a.ndim:
+            raise ValueError(f"{what} out_axes specification {ax} is out of range for an "
+                             f"output of rank {a.ndim + 1} (output {j} of {fun_name(fun)})")
+        o_norm.append(ax % (a.ndim + 1))
+    result_avals = [a if ax < 0 else _insert(a, ax, size)
+                    for a, ax in zip(callee.out_avals, o_norm)]
+    in_axes_attr = tuple(-1 if ax is None else ax for ax in norm)
+    if -1 in o_norm:
+        _check_unmapped_outputs(fun, callee, norm, o_norm, size, axis_name, out_axes, what)
+    outs = apply_transform(
+        op_cls, callee, lambda caps: list(leaves) + caps, result_avals,
+        in_axes=in_axes_attr + (-1,) * len(callee.captures), out_axes=tuple(o_norm),
+        axis_size=size, axis_name=axis_name or "", **attrs)
+    return tree_util.tree_unflatten(callee.out_tree, outs)
 
 
 def _leaf_names(fun, args, kwargs) -> list[str]:
@@ -139,7 +148,7 @@ def _leaf_names(fun, args, kwargs) -> list[str]:
     return names
 
 
-def _normalize_axes(fun, avals, axes, names, axis_size):
+def _normalize_axes(fun, avals, axes, names, axis_size, what: str = "vmap"):
     norm = []
     for a, ax, name in zip(avals, axes, names):
         if ax is None:
@@ -147,7 +156,7 @@ def _normalize_axes(fun, avals, axes, names, axis_size):
             continue
         if not -a.ndim <= ax < a.ndim:
             raise ValueError(
-                f"vmap was requested to map its argument along axis {ax}, which implies that "
+                f"{what} was requested to map its argument along axis {ax}, which implies that "
                 f"its rank should be at least {ax + 1 if ax >= 0 else -ax}, but is only "
                 f"{a.ndim} (its shape is {a.shape})\n(in {name} of {fun_name(fun)})")
         norm.append(ax % a.ndim)
@@ -155,20 +164,20 @@ def _normalize_axes(fun, avals, axes, names, axis_size):
     if axis_size is not None:
         sizes.add(axis_size)
     if not sizes:
-        raise ValueError("vmap must have at least one non-None value in in_axes or "
-                         f"axis_size must be specified (in vmap of {fun_name(fun)})")
+        raise ValueError(f"{what} must have at least one non-None value in in_axes or "
+                         f"axis_size must be specified (in {what} of {fun_name(fun)})")
     if len(sizes) > 1:
-        raise ValueError(_inconsistent_sizes(avals, axes, norm, names, axis_size))
+        raise ValueError(_inconsistent_sizes(avals, axes, norm, names, axis_size, what))
     return norm, sizes.pop()
 
 
-def _inconsistent_sizes(avals, axes, norm, names, axis_size) -> str:
+def _inconsistent_sizes(avals, axes, norm, names, axis_size, what: str = "vmap") -> str:
     """JAX's message: one line per distinct size (most common first), naming an example
     argument of each."""
     mapped = [(a.shape[n], ax, name, a) for a, ax, n, name in zip(avals, axes, norm, names)
               if ax is not None]
     counts = collections.Counter(sz for sz, *_ in mapped)
-    lines = ["vmap got inconsistent sizes for array axes to be mapped:"]
+    lines = [f"{what} got inconsistent sizes for array axes to be mapped:"]
     if axis_size is not None:
         lines.append(f"  * the `axis_size` argument was {axis_size};")
     for rank, (sz, ct) in enumerate(counts.most_common()):
@@ -182,7 +191,8 @@ def _inconsistent_sizes(avals, axes, norm, names, axis_size) -> str:
     return "\n".join(lines)[:-1]
 
 
-def _check_unmapped_outputs(fun, callee, in_dims, out_norm, size, axis_name, out_axes):
+def _check_unmapped_outputs(fun, callee, in_dims, out_norm, size, axis_name, out_axes,
+                            what: str = "vmap"):
     """JAX's error for an output that out_axes leaves unmapped (None) but that depends on
     the mapped axis; the batch dims come from the batching rules, run on a scratch copy."""
     dims = _output_batch_dims(callee, in_dims, size, axis_name)
@@ -192,7 +202,7 @@ def _check_unmapped_outputs(fun, callee, in_dims, out_norm, size, axis_name, out
     for j, (ax, d) in enumerate(zip(out_norm, dims)):
         if ax < 0 and d is not None:
             path = _leaf_path(out_axes, full, j)
-            raise ValueError(f"at vmap out_axes{path}, got axis spec None but output was "
+            raise ValueError(f"at {what} out_axes{path}, got axis spec None but output was "
                              f"batched on axis {d}\n(output {j} of {fun_name(fun)})")
 
 

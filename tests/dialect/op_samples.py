@@ -84,6 +84,7 @@ SAMPLES = {
                       dict(direction="NE"))],
     "irax.select": [((_b(3), _f(3), _f(3)), {})],
     "irax.stop_gradient": [((_f(3),), {})],
+    "irax.transfer": [((_f(3),), dict(device=0))],
     "irax.real": [((np.array([1 + 2j, -3j], np.complex64),), {})],
     "irax.imag": [((np.array([1 + 2j, -3j], np.complex64),), {})],
     "irax.complex": [((_f(3), _f(3)), {})],
@@ -98,7 +99,7 @@ SAMPLES = {
 #: custom rules: tests/autodiff, tests/lit) or terminate regions
 NO_SAMPLE = {"irax.call", "irax.return", "irax.jvp", "irax.vjp", "irax.grad",
              "irax.value_and_grad", "irax.custom_jvp_call", "irax.custom_vjp_call",
-             "irax.checkpoint", "irax.vmap",
+             "irax.checkpoint", "irax.vmap", "irax.pmap",
              # region ops: tests/control and tests/lit/control
              "irax.while", "irax.cond", "irax.scan"}
 # collectives need an enclosing vmap over their axis: tests/vectorize/test_vmap_api.py

@@ -16,6 +16,7 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     reduction,
     scatter,
     shape,
+    sharding,
     transform,
 )
 from irax.dialect.base import REGISTRY, Op, OpError, lookup  # noqa: F401

@@ -25,6 +25,9 @@ class TransformOp(Op):
     attributes = {"callee": A.Symbol}
     infers_results = False
     expanded_by = "irax-autodiff"
+    #: True for ops that other transformations go through with the op's own rules
+    #: (``irax.pmap``), so they are expanded last instead of innermost first
+    keeps_own_rules = False
 
     @classmethod
     def infer(cls, *avals, **attrs):

@@ -64,7 +64,7 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
     ir = mlir.ir()
     with mlir.context(), mlir.unknown_loc():
         target = rewrite.ConversionTarget()
-        for dialect in ("stablehlo", "chlo", "func", "builtin"):
+        for dialect in ("stablehlo", "chlo", "func", "builtin", "flow"):
             target.add_legal_dialect(dialect)
         LoweringBuilder.used_chlo = False
         from irax.dialect.control_flow import lower_region_ops
@@ -83,6 +83,37 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
             module.operation.verify()
         except ir.MLIRError as e:
             raise IRError(f"lowered StableHLO failed to verify: {_diagnostics(e)}") from None
+        _record_devices(module)
+
+
+#: module attribute of a lowered module that places values on several devices: how many
+#: devices (``@dev0`` ... ``@devN-1``) the compiled program needs
+NUM_DEVICES_ATTR = "irax.num_devices"
+
+
+def _record_devices(module) -> None:
+    """Sets ``irax.num_devices`` when transfers address devices by ordinal."""
+    ir = mlir.ir()
+    ordinals = []
+
+    def visit(op):
+        if op.name == "flow.tensor.transfer":
+            text = str(op.attributes["target"])
+            ordinals.append(int(text.split("@dev", 1)[1].rstrip(">")))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if ordinals:
+        module.operation.attributes[NUM_DEVICES_ATTR] = ir.IntegerAttr.get(
+            ir.IntegerType.get_signless(64), max(ordinals) + 1)
+
+
+def num_devices(module) -> int:
+    """The number of devices a lowered module addresses (0: no explicit placement)."""
+    attrs = module.operation.attributes
+    if NUM_DEVICES_ATTR not in attrs:
+        return 0
+    return mlir.ir().IntegerAttr(attrs[NUM_DEVICES_ATTR]).value
 
 
 def _diagnostics(e) -> str:

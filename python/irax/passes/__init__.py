@@ -8,6 +8,7 @@ from irax.passes import (  # noqa: F401,E402 - register the passes
     inline,
     lower_to_stablehlo,
     raise_stablehlo,
+    shard,
     simplify,
     vectorize,
     verify,

@@ -60,12 +60,14 @@ def expand_function(ctx: ExpandContext, fn, pass_name: str) -> None:
         cls = lookup(op.name)
         if cls is None or not issubclass(cls, TransformOp):
             continue
-        if cls.expanded_by not in ctx.kinds:
-            continue
         attrs = cls.decode_attrs(op)
+        if cls.expanded_by not in ctx.kinds:
+            if cls.keeps_own_rules:  # outer rules will transform its callee: clean it first
+                expand_function(ctx, ctx.callee(attrs["callee"]), pass_name)
+            continue
         callee = ctx.callee(attrs["callee"])
         expand_function(ctx, callee, pass_name)
-        _check_no_pending(callee, pass_name, op)
+        _check_no_pending(ctx, callee, pass_name, op)
         key = (cls.name, tuple(sorted(attrs.items())))
         generated = ctx.cache.get(key)
         if generated is None:
@@ -97,10 +99,14 @@ def _all_ops(fn) -> list:
     return ops
 
 
-def _check_no_pending(callee, pass_name: str, at) -> None:
+def _check_no_pending(ctx, callee, pass_name: str, at) -> None:
     for op in _all_ops(callee):
         cls = lookup(op.name)
-        if cls is not None and issubclass(cls, TransformOp):
+        if cls is None or not issubclass(cls, TransformOp):
+            continue
+        if cls.keeps_own_rules:
+            _check_no_pending(ctx, ctx.callee(cls.decode_attrs(op)["callee"]), pass_name, at)
+        else:
             raise IRError(
                 f"{at.location}: error: {pass_name}: @{funcs.symbol_name(callee)} contains "
                 f"'{op.name}', which {cls.expanded_by} must expand first (or run "

@@ -26,8 +26,10 @@ PASSES: dict[str, type[ModulePass]] = {}
 
 #: named pipelines: a name standing for a pipeline string
 PIPELINES: dict[str, str] = {
-    "irax-jit": "irax-expand-transforms, irax-symbol-dce, irax-lower-to-stablehlo",
-    "irax-default": "irax-verify, irax-expand-transforms, irax-inline, irax-simplify, "
+    "irax-jit": "irax-expand-transforms, irax-shard, irax-symbol-dce, "
+                "irax-lower-to-stablehlo",
+    "irax-default": "irax-verify, irax-expand-transforms, irax-shard, irax-inline, "
+                    "irax-simplify, "
                     "irax-lower-to-stablehlo",
 }
 

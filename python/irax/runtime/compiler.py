@@ -29,27 +29,36 @@ _lock = threading.Lock()
 
 @dataclass(frozen=True)
 class Target:
-    """A compilation target: an IREE backend plus its flags."""
+    """A compilation target: an IREE backend plus its flags.
+
+    ``num_devices > 0`` declares devices ``@dev0`` ... ``@devN-1`` of the backend's kind,
+    which a program with ``flow.tensor.transfer`` ops (a pmap) addresses by name."""
 
     backend: str = "llvm-cpu"
     cpu: str = "host"
     triple: str | None = None
     extra: tuple[str, ...] = field(default_factory=tuple)
+    num_devices: int = 0
+
+    def _devices(self, kind: str) -> list[str]:
+        if not self.num_devices:
+            return [f"--iree-hal-target-device={kind}"]
+        return [f"--iree-hal-target-device=dev{i}={kind}[{i}]"
+                for i in range(self.num_devices)]
 
     def flags(self) -> tuple[str, ...]:
         if self.backend == "llvm-cpu":
-            f = ["--iree-hal-target-device=local",
+            f = self._devices("local") + [
                  "--iree-hal-local-target-device-backends=llvm-cpu",
                  f"--iree-llvmcpu-target-cpu={self.cpu}"]
             if self.triple:
                 f.append(f"--iree-llvmcpu-target-triple={self.triple}")
         elif self.backend == "vmvx":
-            f = ["--iree-hal-target-device=local",
-                 "--iree-hal-local-target-device-backends=vmvx"]
+            f = self._devices("local") + ["--iree-hal-local-target-device-backends=vmvx"]
         elif self.backend == "cuda":
-            f = ["--iree-hal-target-device=cuda", f"--iree-cuda-target={self.cpu or 'sm_80'}"]
+            f = self._devices("cuda") + [f"--iree-cuda-target={self.cpu or 'sm_80'}"]
         elif self.backend == "vulkan-spirv":
-            f = ["--iree-hal-target-device=vulkan"]
+            f = self._devices("vulkan")
         else:
             raise ValueError(f"irax: unknown compilation backend {self.backend!r}")
         f += ["--iree-input-type=stablehlo", "--iree-opt-const-eval=false"]
@@ -62,13 +71,13 @@ class Target:
         return tuple(f) + tuple(self.extra)
 
 
-def target_for_platform(platform: str) -> Target:
+def target_for_platform(platform: str, num_devices: int = 0) -> Target:
     if platform == "cpu":
-        return Target("llvm-cpu")
+        return Target("llvm-cpu", num_devices=num_devices)
     if platform == "cuda":
-        return Target("cuda", cpu="sm_80")
+        return Target("cuda", cpu="sm_80", num_devices=num_devices)
     if platform == "vulkan":
-        return Target("vulkan-spirv", cpu="")
+        return Target("vulkan-spirv", cpu="", num_devices=num_devices)
     raise ValueError(f"irax: no compilation target for platform {platform!r}")
 
 

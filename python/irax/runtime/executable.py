@@ -10,18 +10,23 @@ from irax.runtime import devices as _devices
 
 
 class Executable:
-    """Calls one exported function of a compiled module on one device.
+    """Calls one exported function of a compiled module on one device (or, for a program
+    compiled for several, on ``devices``: the module's ``@dev0``, ``@dev1``, ...).
 
     ``__call__(views)`` takes IREE buffer views and returns the results' buffer views.
     """
 
-    def __init__(self, vmfb: bytes, device: _devices.Device, out_dtypes, function: str = "main"):
+    def __init__(self, vmfb: bytes, device: _devices.Device, out_dtypes, function: str = "main",
+                 devices=None):
         rt = _devices.runtime()
         inst = _devices.instance()
         self.vmfb = vmfb
         self.device = device
         self.module = rt.VmModule.copy_buffer(inst, vmfb)
-        hal = rt.create_hal_module(inst, device.hal)
+        if devices:
+            hal = rt.create_hal_module(inst, devices=[d.hal for d in devices])
+        else:
+            hal = rt.create_hal_module(inst, device.hal)
         self.context = rt.VmContext(inst, [hal, self.module])
         self.function = self.module.lookup_function(function)
         if self.function is None:

@@ -1,0 +1,195 @@
+"""Parallel map over devices: ``irax.pmap`` and the placement op ``irax.transfer``.
+
+``irax.pmap`` means the same as ``irax.vmap`` (the callee mapped over an axis, with
+collectives over ``axis_name``), but each example runs on its own device: example ``k``
+on the device of ordinal ``devices[k]``. It outlives the other transformations (its own
+``jvp_full`` and ``batch`` rules wrap the transformed callee in a new ``irax.pmap``) and is
+expanded last, by ``irax-shard``, into per-device code joined by ``irax.transfer`` ops.
+
+    %y = "irax.pmap"(%xs) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>,
+           axis_size = 2 : i64, axis_name = "i", devices = array<i64: 0, 1>}
+           : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    %x1 = "irax.transfer"(%x) {device = 1 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+
+``irax.transfer`` lowers to ``flow.tensor.transfer %x : tensor<3xf32> to
+#hal.device.promise<@dev1>``; the lowered module then records how many devices it
+addresses (``irax.num_devices``), which the compiler and runtime read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.dialect import attrs as A
+from irax.dialect.base import Linear, Op, OpError
+from irax.dialect.transform import Vmap, _insert
+
+
+class Pmap(Vmap):
+    """The callee mapped over ``axis_size`` devices (``devices``: their ordinals)."""
+
+    name = "irax.pmap"
+    attributes = dict(Vmap.attributes, devices=A.I64Array)
+    expanded_by = "irax-shard"
+    #: outer transformations go through it with its own rules instead of expanding it
+    keeps_own_rules = True
+
+    @classmethod
+    def _check(cls, ins, outs, in_axes, out_axes, axis_size, devices=None):
+        super()._check(ins, outs, in_axes, out_axes, axis_size)
+        if devices is not None and len(devices) != axis_size:
+            raise OpError(f"expected {axis_size} device ordinals, but got {len(devices)}")
+
+    @classmethod
+    def expand(cls, ctx, op, **attrs):
+        from irax.passes.shard import shard_function
+
+        return shard_function(ctx, **attrs)
+
+    # ---- forward and reverse mode: pmap of the callee's derivative ---------------------
+    @classmethod
+    def jvp_full(cls, b, ins, dins, out_avals, *, callee, in_axes, out_axes, **attrs):
+        from irax.autodiff.jvp import jvp_function
+
+        if b.tape is not None:   # reverse mode: recompute the forward pass when transposing
+            outs = _emit(b.ir, callee, ins, out_avals, in_axes, out_axes, attrs)
+            lins = b.record(_PmapBackward, list(dins) + list(ins), out_avals,
+                            dict(attrs, callee=callee, in_axes=in_axes, out_axes=out_axes))
+            return outs, lins
+        tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
+        res = _emit(b.ir, jvp_function(b.ctx, callee), list(ins) + tans,
+                    list(out_avals) * 2, in_axes * 2, out_axes * 2, attrs)
+        return res[:len(out_avals)], res[len(out_avals):]
+
+    # ---- vmap of a pmap: a pmap of the vmapped callee ---------------------------------
+    @classmethod
+    def batch(cls, b, vals, dims, *, callee, in_axes, out_axes, **attrs):
+        from irax.dialect import funcs
+        from irax.vectorize.batch import result_dims, vmap_function
+
+        ins, outs = funcs.signature(b.ctx.callee(callee))
+        vals = [v if d is None else b.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
+        new_in = tuple(a if d is None or a < 0 else a + 1 for a, d in zip(in_axes, dims))
+        inner = tuple(None if d is None else 0 for d in dims)
+        name = vmap_function(b.ctx, callee, inner, None, b.axis_size, b.axis_name)
+        inner_out = result_dims(b.ctx, name)
+        new_out, out_dims, avals = [], [], []
+        for a, o, r in zip(outs, out_axes, inner_out):
+            per_device = a if r is None else _insert(a, r, b.axis_size)
+            if r is None or o < 0:
+                new_out.append(o)
+                out_dims.append(r)
+            else:
+                new_out.append(o if o <= r else o + 1)
+                out_dims.append(r + 1 if o <= r else r)
+            avals.append(per_device if new_out[-1] < 0
+                         else _insert(per_device, new_out[-1], attrs["axis_size"]))
+        res = _emit(b.ir, name, vals, avals, new_in, tuple(new_out), attrs)
+        return res, out_dims
+
+
+def _emit(ir_builder, callee, operands, result_avals, in_axes, out_axes, attrs) -> list:
+    results, _, _ = ir_builder.emit(Pmap, list(operands), result_avals=list(result_avals),
+                                    callee=callee, in_axes=tuple(in_axes),
+                                    out_axes=tuple(out_axes), **attrs)
+    return results
+
+
+class _PmapBackward:
+    """Tape entry of a pmap in reverse mode: its transpose is a pmap of the callee's VJP
+    (which recomputes the forward pass on each device).
+
+    Cotangents of unmapped operands are summed over the devices; the cotangent of an
+    unmapped result (the same on every device) is given to device 0 alone."""
+
+    name = "irax.pmap"
+
+    @classmethod
+    def transpose(cls, b, ct, *operands, callee, in_axes, out_axes, **attrs):
+        from irax.autodiff.jvp import has_tangent
+        from irax.autodiff.vjp import vjp_function
+        from irax.dialect import funcs
+
+        n = len(in_axes)
+        cts = ct if isinstance(ct, list) else [ct]
+        tangents, primals = operands[:n], operands[n:]
+        ins, outs = funcs.signature(b.ctx.callee(callee))
+        wrt = tuple(b.is_linear(t) for t in tangents)
+        ct_mask = tuple(has_tangent(a) for a in outs)
+        name = vjp_function(b.ctx, callee, wrt, ct_mask)
+        size = attrs["axis_size"]
+        ct_vals, ct_axes = [], []
+        for c, a, o, m in zip(cts, outs, out_axes, ct_mask):
+            if not m:
+                continue
+            c = b.instantiate(c, a if o < 0 else _insert(a, o, size))
+            if o < 0 and size > 1:
+                c, o = _on_first_device(b, c, size), 0
+            ct_vals.append(c)
+            ct_axes.append(o)
+        wrt_axes = [0 if a < 0 else a for a, w in zip(in_axes, wrt) if w]
+        wrt_avals = [_insert(x, ax, size) for x, w, ax in
+                     zip(ins, wrt, [0 if a < 0 else a for a in in_axes]) if w]
+        res = _emit(b.ir, name, list(primals) + ct_vals,
+                    [o if ax < 0 else _insert(o, ax, size) for o, ax in zip(outs, out_axes)]
+                    + wrt_avals, tuple(in_axes) + tuple(ct_axes),
+                    tuple(out_axes) + tuple(wrt_axes), attrs)
+        arg_cts = iter(res[len(outs):])
+        out = []
+        for a, w in zip(in_axes, wrt):
+            g = next(arg_cts) if w else None
+            out.append(b.reduce_sum(g, axes=(0,)) if (w and a < 0) else g)
+        return out + [None] * len(primals)
+
+
+def _on_first_device(b, ct, size: int):
+    """``ct`` stacked with zeros: one slice per device, the cotangent on device 0 only."""
+    a = b.aval(ct)
+    first = b.reshape(ct, new_sizes=(1, *a.shape))
+    rest = b.full(a.update(shape=(size - 1, *a.shape)), 0)
+    return b.concatenate(first, rest, dimension=0)
+
+
+class Transfer(Linear, Op):
+    """Moves a value to the device of ordinal ``device`` (an identity on values).
+
+        %y = "irax.transfer"(%x) {device = 1 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+    """
+
+    name = "irax.transfer"
+    num_operands = 1
+    attributes = {"device": A.I64}
+
+    @classmethod
+    def infer(cls, x, *, device):
+        if device < 0:
+            raise OpError(f"expected a non-negative device ordinal, but got {device}")
+        return x
+
+    @classmethod
+    def evaluate(cls, x, *, device):
+        return np.asarray(x)
+
+    @classmethod
+    def lower(cls, lb, x, *, device):
+        """IREE 3.13 cannot legalize a transfer of an unsigned tensor: those move as the
+        signless integers of the same width (``stablehlo.bitcast_convert`` both ways)."""
+        (out,) = lb.out_avals
+        moved = out
+        if out.dtype.kind == "u":
+            moved = out.update(dtype=np.dtype(f"i{out.dtype.itemsize}"))
+            x = lb.op("stablehlo.bitcast_convert", [x], moved)
+        op = lb.create("flow.tensor.transfer", [x], [lb.type(moved)],
+                       {"target": lb.attr(f"#hal.device.promise<@dev{device}>")})
+        y = op.results[0]
+        if moved is not out:
+            y = lb.op("stablehlo.bitcast_convert", [y], out)
+        return [y]
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, device):
+        return (ct,)
+
+    @classmethod
+    def batch(cls, b, args, dims, *, device):
+        return [b.transfer(args[0], device=device)], list(dims)

@@ -1,0 +1,104 @@
+"""``irax.pmap``: a map whose examples run on separate devices (``jax.pmap``).
+
+Traced like ``vmap`` (once, on per-example shapes) into an ``irax.pmap`` op that names the
+devices; ``irax-shard`` later repeats the function once per device with transfers in
+between. Called outside any transformation, a pmapped function is compiled like a
+``jit`` (static_broadcasted_argnums become static arguments); inside ``jit``, ``grad``,
+``vmap``... it becomes part of the enclosing program. Results live on the first device.
+
+    f = irax.pmap(lambda x: x / lax.psum(x, "i"), axis_name="i")
+    f(jnp.arange(4.0).reshape(2, 2))     # needs 2 devices:
+                                         # irax.config.update("jax_num_cpu_devices", 2)
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+from irax.core.trace import _STACK
+from irax.dialect.sharding import Pmap
+from irax.transform_call import fun_name
+from irax.vmap_api import _check_axes_spec, map_call
+
+
+def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
+         static_broadcasted_argnums=(), devices=None, backend=None,
+         axis_size: int | None = None, donate_argnums=()) -> Callable:
+    """Maps ``fun`` over the leading axis of its arguments, one device per example."""
+    if not callable(fun):
+        raise TypeError(f"pmap expected a callable, got {fun!r}")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+    static = _argnums(static_broadcasted_argnums, "static_broadcasted_argnums")
+    donate = _argnums(donate_argnums, "donate_argnums")
+
+    def traced(*args, **kwargs):
+        dyn_args = tuple(a for i, a in enumerate(args) if i not in static)
+        axes = in_axes
+        if isinstance(in_axes, tuple) and static and len(in_axes) == len(args):
+            axes = tuple(a for i, a in enumerate(in_axes) if i not in static)
+
+        def per_example(*dyn, **kw):
+            it = iter(dyn)
+            full = [args[i] if i in static else next(it) for i in range(len(args))]
+            return fun(*full, **kw)
+
+        functools.update_wrapper(per_example, fun, updated=())
+        group = _device_group(fun, devices, backend)
+        ordinals = []
+
+        def check_size(size: int) -> None:
+            if size > len(group):
+                raise ValueError(
+                    f"pmap of {fun_name(fun)}: the mapped axis has size {size}, but only "
+                    f"{len(group)} device(s) are available; irax.config.update("
+                    "'jax_num_cpu_devices', N) creates N CPU devices")
+            ordinals.extend(d.id for d in group[:size])
+
+        return map_call(Pmap, per_example, axes, out_axes, axis_name, axis_size,
+                        dyn_args, kwargs, what="pmap", check_size=check_size,
+                        devices=ordinals)   # filled by check_size before the op is emitted
+
+    functools.update_wrapper(traced, fun, updated=())
+    jitted = None
+
+    @functools.wraps(fun, updated=())
+    def pmapped(*args, **kwargs):
+        nonlocal jitted
+        if _STACK:   # inside a trace: part of the enclosing program
+            return traced(*args, **kwargs)
+        if jitted is None:
+            from irax.api import jit
+
+            jitted = jit(traced, static_argnums=tuple(static), donate_argnums=tuple(donate),
+                         backend=backend)
+        return jitted(*args, **kwargs)
+
+    pmapped.__wrapped__ = fun
+    return pmapped
+
+
+def _argnums(value, what: str) -> frozenset:
+    if isinstance(value, int):
+        value = (value,)
+    try:
+        nums = frozenset(int(i) for i in value)
+    except TypeError:
+        raise TypeError(f"pmap {what} must be an int or a sequence of ints, got "
+                        f"{value!r}") from None
+    return nums
+
+
+def _device_group(fun, devices, backend) -> list:
+    from irax.runtime import devices as _devices
+
+    if devices is None:
+        return _devices.devices(backend)
+    group = list(devices)
+    if not group or not all(isinstance(d, _devices.Device) for d in group):
+        raise TypeError(f"pmap of {fun_name(fun)}: devices must be a non-empty sequence of "
+                        f"irax devices, got {devices!r}")
+    return group
