@@ -22,19 +22,15 @@ from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.trace import _STACK, Trace
 from irax.core.tracer import Tracer
 from irax.runtime.array import Array
+from irax.transform_call import fun_name, fun_origin
 
 
 def _fun_name(fun) -> str:
-    return getattr(fun, "__qualname__", None) or getattr(fun, "__name__", None) or repr(fun)
+    return fun_name(fun, qualified=True)
 
 
 def _fun_origin(fun) -> str:
-    name = _fun_name(fun)
-    try:
-        code = fun.__code__
-        return f"{name} at {code.co_filename}:{code.co_firstlineno}"
-    except AttributeError:
-        return name
+    return fun_origin(fun, qualified=True)
 
 
 def _as_tuple(x) -> tuple:

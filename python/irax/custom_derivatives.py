@@ -42,6 +42,19 @@ def _no_captures(callee, api: str, fun) -> None:
             "instead (rules of custom derivatives cannot close over traced values).")
 
 
+def _trace_rule(owner, flat_fun, leaves, in_tree, suffix: str, rule, callee, api: str):
+    """Traces a user rule into ``callee``'s module. While it is traced, calls of ``owner``
+    run the plain function (rules may call the function they belong to)."""
+    owner._tracing_rule += 1
+    try:
+        traced = trace_callee(flat_fun, leaves, in_tree, fun_symbol(owner.fun) + suffix,
+                              fun_name(rule), module=callee.trace.module)
+    finally:
+        owner._tracing_rule -= 1
+    _no_captures(traced, api, rule)
+    return traced
+
+
 def _split_nondiff(args, nondiff_argnums):
     static = {i: args[i] for i in nondiff_argnums}
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
@@ -132,13 +145,8 @@ class custom_jvp:  # noqa: N801 - JAX's name
 
         rule_in = list(leaves) + list(leaves)
         r_leaves, r_tree = tree_util.tree_flatten((tuple(rule_in), {}))
-        self._tracing_rule += 1
-        try:
-            rule = trace_callee(rule_flat, r_leaves, r_tree, fun_symbol(self.fun) + "_jvp_rule",
-                                fun_name(self.jvp), module=callee.trace.module)
-        finally:
-            self._tracing_rule -= 1
-        _no_captures(rule, "custom_jvp", self.jvp)
+        rule = _trace_rule(self, rule_flat, r_leaves, r_tree, "_jvp_rule", self.jvp, callee,
+                           "custom_jvp")
         outs = apply_transform(CustomJvpCall, callee, leaves, callee.out_avals,
                                jvp=rule.name)
         return tree_util.tree_unflatten(out_tree, outs)
@@ -193,13 +201,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
             res_tree.append(r_tree)
             return tree_util.tree_leaves(out) + r_leaves
 
-        self._tracing_rule += 1
-        try:
-            fwd = trace_callee(fwd_flat, leaves, in_tree, fun_symbol(self.fun) + "_fwd",
-                               fun_name(self.fwd), module=callee.trace.module)
-        finally:
-            self._tracing_rule -= 1
-        _no_captures(fwd, "custom_vjp", self.fwd)
+        fwd = _trace_rule(self, fwd_flat, leaves, in_tree, "_fwd", self.fwd, callee,
+                          "custom_vjp")
         n_out = len(callee.out_avals)
         res_avals = fwd.out_avals[n_out:]
         dyn_tree = tree_util.tree_structure(dyn)
@@ -230,13 +233,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
         ct_leaves = [_zeros(a) for a in callee.out_avals]
         b_leaves, b_tree = tree_util.tree_flatten(
             (tuple([_zeros(a) for a in res_avals] + ct_leaves), {}))
-        self._tracing_rule += 1
-        try:
-            bwd = trace_callee(bwd_flat, b_leaves, b_tree, fun_symbol(self.fun) + "_bwd",
-                               fun_name(self.bwd), module=callee.trace.module)
-        finally:
-            self._tracing_rule -= 1
-        _no_captures(bwd, "custom_vjp", self.bwd)
+        bwd = _trace_rule(self, bwd_flat, b_leaves, b_tree, "_bwd", self.bwd, callee,
+                          "custom_vjp")
         outs = apply_transform(CustomVjpCall, callee, leaves, callee.out_avals,
                                fwd=fwd.name, bwd=bwd.name)
         return tree_util.tree_unflatten(out_tree, outs)

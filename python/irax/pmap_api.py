@@ -19,19 +19,14 @@ from typing import Any, Callable
 from irax.core.trace import _STACK
 from irax.dialect.sharding import Pmap
 from irax.transform_call import fun_name
-from irax.vmap_api import _check_axes_spec, map_call
+from irax.vmap_api import check_map_args, map_call
 
 
 def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
          static_broadcasted_argnums=(), devices=None, backend=None,
          axis_size: int | None = None, donate_argnums=()) -> Callable:
     """Maps ``fun`` over the leading axis of its arguments, one device per example."""
-    if not callable(fun):
-        raise TypeError(f"pmap expected a callable, got {fun!r}")
-    if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
-    _check_axes_spec(in_axes, "in_axes")
-    _check_axes_spec(out_axes, "out_axes")
+    in_axes = check_map_args("pmap", fun, in_axes, out_axes)
     static = _argnums(static_broadcasted_argnums, "static_broadcasted_argnums")
     donate = _argnums(donate_argnums, "donate_argnums")
 

@@ -26,16 +26,18 @@ from irax.core.tracer import Tracer
 EAGER_PIPELINE = "builtin.module(irax-expand-transforms, irax-shard)"
 
 
-def fun_name(fun) -> str:
-    """A user function's name for messages (``<lambda>`` for lambdas)."""
-    return getattr(fun, "__name__", None) or type(fun).__name__
+def fun_name(fun, qualified: bool = False) -> str:
+    """A user function's name for messages (``<lambda>`` for lambdas); ``qualified``: its
+    ``__qualname__`` (``Model.loss``, ``test.<locals>.f``) where it has one."""
+    name = getattr(fun, "__qualname__", None) if qualified else None
+    return name or getattr(fun, "__name__", None) or type(fun).__name__
 
 
-def fun_origin(fun) -> str:
+def fun_origin(fun, qualified: bool = False) -> str:
     """``name at file:line`` for error messages about a traced function."""
     code = getattr(fun, "__code__", None)
     where = f" at {code.co_filename}:{code.co_firstlineno}" if code else ""
-    return f"{fun_name(fun)}{where}"
+    return f"{fun_name(fun, qualified)}{where}"
 
 
 def fun_symbol(fun) -> str:

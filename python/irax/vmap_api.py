@@ -36,10 +36,22 @@ def bound_axis_size(name) -> int:
     raise NameError(f"unbound axis name: {name}")
 
 
-def _check_axes_spec(spec, what: str) -> None:
+def check_map_args(api: str, fun, in_axes, out_axes):
+    """JAX's checks of a map's function and axis specs; returns ``in_axes`` (a list
+    becomes a tuple)."""
+    if not callable(fun):
+        raise TypeError(f"{api} expected a callable, got {fun!r}")
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes_spec(in_axes, "in_axes", api)
+    _check_axes_spec(out_axes, "out_axes", api)
+    return in_axes
+
+
+def _check_axes_spec(spec, what: str, api: str = "vmap") -> None:
     for leaf in tree_util.tree_leaves(spec, is_leaf=lambda x: x is None):
         if leaf is not None and not isinstance(leaf, int):
-            raise TypeError(f"vmap {what} must be an int, None, or (nested) container with "
+            raise TypeError(f"{api} {what} must be an int, None, or (nested) container with "
                             f"those types as leaves, but got {spec}.")
 
 
@@ -71,12 +83,7 @@ def _broadcast_prefix(prefix, tree, what: str, fun, api: str = "vmap"):
 def vmap(fun: Callable, in_axes: Any = 0, out_axes: Any = 0, axis_name=None,
          axis_size: int | None = None, spmd_axis_name=None) -> Callable:
     """Vectorizes ``fun`` over axes of its arguments (``jax.vmap``)."""
-    if not callable(fun):
-        raise TypeError(f"vmap expected a callable, got {fun!r}")
-    if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
-    _check_axes_spec(in_axes, "in_axes")
-    _check_axes_spec(out_axes, "out_axes")
+    in_axes = check_map_args("vmap", fun, in_axes, out_axes)
 
     @functools.wraps(fun, updated=())
     def vmapped(*args, **kwargs):

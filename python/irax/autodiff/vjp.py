@@ -65,6 +65,18 @@ def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
     return new_name
 
 
+def tape_vjp(b: ADBuilder, callee: str, tangents):
+    """For a tape entry that stands for a call of ``callee`` with ``tangents`` (``Lin``
+    where linear): the callee's signature, which operands get cotangents (``wrt``), which
+    results have tangents (``ct_mask``) and the VJP function for them.
+
+    Returns ``(name, ins, outs, wrt, ct_mask)``."""
+    ins, outs = funcs.signature(b.ctx.callee(callee))
+    wrt = tuple(b.is_linear(t) for t in tangents)
+    ct_mask = tuple(has_tangent(a) for a in outs)
+    return vjp_function(b.ctx, callee, wrt, ct_mask), ins, outs, wrt, ct_mask
+
+
 def _linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
     block = fn.regions[0].blocks[0]
     primal = dict(zip(block.arguments, primals_in))

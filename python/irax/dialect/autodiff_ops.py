@@ -195,15 +195,11 @@ class _CheckpointBackward:
 
     @classmethod
     def transpose(cls, b, ct, *operands, callee, num_args):
-        from irax.autodiff.jvp import has_tangent
-        from irax.autodiff.vjp import vjp_function
+        from irax.autodiff.vjp import tape_vjp
 
         cts = ct if isinstance(ct, list) else [ct]
         tangents, primals = operands[:num_args], operands[num_args:]
-        ins, outs = funcs.signature(b.ctx.callee(callee))
-        wrt = tuple(b.is_linear(t) for t in tangents)
-        ct_mask = tuple(has_tangent(a) for a in outs)
-        name = vjp_function(b.ctx, callee, wrt, ct_mask)
+        name, ins, outs, wrt, ct_mask = tape_vjp(b, callee, tangents)
         cts = [b.instantiate(c, a) for c, a, m in zip(cts, outs, ct_mask) if m]
         res = b.call(name, list(primals) + cts, list(outs) + [a for a, w in zip(ins, wrt) if w])
         arg_cts = iter(res[len(outs):])

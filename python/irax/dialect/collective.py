@@ -38,6 +38,8 @@ class Collective(Op):
 
     num_operands = 1
     attributes = {"axis_name": A.Str}
+    #: the attribute that names a dimension of the operand (None: shape-preserving op)
+    dim_attr: str | None = None
 
     @classmethod
     def evaluate(cls, *arrays, axis_name, **attrs):
@@ -55,9 +57,13 @@ class Collective(Op):
 
     @classmethod
     def batch_other(cls, b, args, dims, **attrs):
-        """Per example, for a shape-preserving collective: the batch dimension stays put."""
+        """Per example: a shape-preserving collective keeps the batch dimension where it
+        is; one that names an operand dimension gets the batch dimension in front."""
         (x,), (d,) = args, dims
-        return b.emit(cls, [x], **attrs), [d]
+        if cls.dim_attr is None:
+            return b.emit(cls, [x], **attrs), [d]
+        attrs[cls.dim_attr] += 1
+        return b.emit(cls, [b.moveaxis(x, d, 0)], **attrs), [0]
 
     @classmethod
     def batch_named(cls, b, *args_and_dims, **attrs):
@@ -165,6 +171,7 @@ class AllGather(Linear, Collective):
 
     name = "irax.all_gather"
     attributes = {"axis_name": A.Str, "axis": A.I64, "tiled": A.Bool, "axis_size": A.I64}
+    dim_attr = "axis"
     defaults = {"tiled": False}
 
     @classmethod
@@ -188,11 +195,6 @@ class AllGather(Linear, Collective):
                                axis_size=axis_size),)
 
     @classmethod
-    def batch_other(cls, b, args, dims, *, axis, **attrs):
-        (x,), (d,) = args, dims
-        return [b.all_gather(b.moveaxis(x, d, 0), axis=axis + 1, **attrs)], [0]
-
-    @classmethod
     def batch_named(cls, b, x, d, *, axis_name, axis, tiled, axis_size):
         """The stack of all examples is the batched operand itself, batch dim at ``axis``;
         it is the same for every example."""
@@ -213,6 +215,7 @@ class PsumScatter(Linear, Collective):
     name = "irax.psum_scatter"
     attributes = {"axis_name": A.Str, "scatter_dimension": A.I64, "tiled": A.Bool,
                   "axis_size": A.I64}
+    dim_attr = "scatter_dimension"
     defaults = {"tiled": False}
 
     @classmethod
@@ -238,11 +241,6 @@ class PsumScatter(Linear, Collective):
         return (b.all_gather(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
                              axis_size=axis_size),)
 
-    @classmethod
-    def batch_other(cls, b, args, dims, *, scatter_dimension, **attrs):
-        (x,), (d,) = args, dims
-        return [b.psum_scatter(b.moveaxis(x, d, 0), scatter_dimension=scatter_dimension + 1,
-                               **attrs)], [0]
 
     @classmethod
     def batch_named(cls, b, x, d, *, axis_name, scatter_dimension, tiled, axis_size):

@@ -106,17 +106,12 @@ class _PmapBackward:
 
     @classmethod
     def transpose(cls, b, ct, *operands, callee, in_axes, out_axes, **attrs):
-        from irax.autodiff.jvp import has_tangent
-        from irax.autodiff.vjp import vjp_function
-        from irax.dialect import funcs
+        from irax.autodiff.vjp import tape_vjp
 
         n = len(in_axes)
         cts = ct if isinstance(ct, list) else [ct]
         tangents, primals = operands[:n], operands[n:]
-        ins, outs = funcs.signature(b.ctx.callee(callee))
-        wrt = tuple(b.is_linear(t) for t in tangents)
-        ct_mask = tuple(has_tangent(a) for a in outs)
-        name = vjp_function(b.ctx, callee, wrt, ct_mask)
+        name, ins, outs, wrt, ct_mask = tape_vjp(b, callee, tangents)
         size = attrs["axis_size"]
         ct_vals, ct_axes = [], []
         for c, a, o, m in zip(cts, outs, out_axes, ct_mask):
