@@ -79,9 +79,9 @@ class Pmap(Vmap):
             if r is None or o < 0:
                 new_out.append(o)
                 out_dims.append(r)
-            else:
-                new_out.append(o if o <= r else o + 1)
-                out_dims.append(r + 1 if o <= r else r)
+            else:   # the device axis goes after the batch dim when it can
+                new_out.append(o if o < r else o + 1)
+                out_dims.append(r + 1 if o < r else r)
             avals.append(per_device if new_out[-1] < 0
                          else _insert(per_device, new_out[-1], attrs["axis_size"]))
         res = _emit(b.ir, name, vals, avals, new_in, tuple(new_out), attrs)
