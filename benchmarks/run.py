@@ -28,10 +28,13 @@ def _jax():
     try:
         import jax
         import jax.numpy as jjnp
-
-        return jax, jjnp
     except ImportError:
         return None, None
+    try:   # 4 CPU devices for the pmap row (only possible before JAX's first use)
+        jax.config.update("jax_num_cpu_devices", 4)
+    except Exception:  # noqa: BLE001 - already initialized
+        pass
+    return jax, jjnp
 
 
 def _ready(x):
@@ -165,14 +168,71 @@ def compile_latency():
     return [("trace+compile jit(grad(mlp)) (cold)", t_irax, t_jax, None)]
 
 
+def random_sampling(n=1_000_000):
+    import irax
+    from irax import random
+
+    jax, _ = _jax()
+    rows = []
+    cases = {"normal": lambda r, k: r.normal(k, (n,)),
+             "uniform": lambda r, k: r.uniform(k, (n,)),
+             "gamma(a=2.5)": lambda r, k: r.gamma(k, 2.5, (n // 10,))}
+    nps = {"normal": lambda g: g.standard_normal(n, np.float32),
+           "uniform": lambda g: g.random(n, np.float32),
+           "gamma(a=2.5)": lambda g: g.standard_gamma(2.5, n // 10)}
+    for name, f in cases.items():
+        fi = irax.jit(lambda k, f=f: f(random, k))
+        ki = random.PRNGKey(0)
+        _ready(fi(ki))
+        t_irax = _best(lambda f=fi, k=ki: _ready(f(k)))
+        t_jax = None
+        if jax is not None:
+            fj = jax.jit(lambda k, f=f: f(jax.random, k))
+            kj = jax.random.PRNGKey(0)
+            _ready(fj(kj))
+            t_jax = _best(lambda f=fj, k=kj: _ready(f(k)))
+        g = np.random.default_rng(0)
+        t_np = _best(lambda f=nps[name], g=g: f(g))
+        size = n // 10 if name.startswith("gamma") else n
+        rows.append((f"jit(random.{name}) [{size}]", t_irax, t_jax, t_np))
+    return rows
+
+
+def pmap_step(devices=4):
+    """A data-parallel step on 4 CPU devices: per-device tanh layer, psum'd mean."""
+    import irax
+    import irax.numpy as jnp
+    from irax import lax
+    from irax.config import config
+
+    jax, jjnp = _jax()
+    config.update("jax_num_cpu_devices", devices)
+    x = np.random.default_rng(2).standard_normal((devices, 256, 256)).astype(np.float32)
+    w = np.random.default_rng(3).standard_normal((256, 256)).astype(np.float32) / 16
+
+    def step(np_mod, lax_mod, w, x):
+        h = np_mod.tanh(x @ w)
+        return h / lax_mod.psum(np_mod.sum(h), "i")
+
+    fi = irax.pmap(lambda w, x: step(jnp, lax, w, x), "i", in_axes=(None, 0))
+    _ready(fi(w, x))
+    t_irax = _best(lambda: _ready(fi(w, x)), number=3)
+    t_jax = None
+    if jax is not None and jax.local_device_count() >= devices:
+        fj = jax.pmap(lambda w, x: step(jjnp, jax.lax, w, x), "i", in_axes=(None, 0))
+        _ready(fj(w, x))
+        t_jax = _best(lambda: _ready(fj(w, x)), number=3)
+    return [(f"pmap tanh layer + psum [{devices} cpu devices]", t_irax, t_jax, None)]
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--size", type=int, default=2000)
     p.add_argument("--quick", action="store_true", help="skip the training benchmarks")
     args = p.parse_args()
-    rows = elementwise(args.size) + dispatch() + compile_latency()
+    rows = elementwise(args.size) + dispatch() + compile_latency() + random_sampling()
     if not args.quick:
-        rows += training()
+        rows += training() + pmap_step()
     print(f"{'benchmark':44s} {'irax':>11s} {'jax':>11s} {'numpy':>11s} {'irax/jax':>9s}")
     for name, ti, tj, tn in rows:
         def fmt(t):
