@@ -73,7 +73,8 @@ def _fd(f, primals, tangents, eps=1e-6):
 @pytest.mark.parametrize("name,k", list(_cases()))
 def test_jvp_matches_finite_differences(name, k, x64):
     cls, f, primals = _setup(name, k)
-    assert cls.jvp is not None, f"{name} is differentiable but has no jvp rule"
+    assert cls.jvp is not None or cls.jvp_full is not None, \
+        f"{name} is differentiable but has no jvp rule"
     out = np.asarray(f(*primals))
     if not dtypes.is_inexact(out.dtype):
         pytest.skip("integer-valued result")

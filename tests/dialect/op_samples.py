@@ -172,3 +172,17 @@ SAMPLES.update({
         ((np.full((2, 3), 42, np.uint32), np.arange(6, dtype=np.uint32).reshape(2, 3),
           np.zeros((2, 3), np.uint32), np.arange(6, dtype=np.uint32).reshape(2, 3)), {})],
 })
+
+_SORT_KEYS = np.array([[3.0, np.nan, -0.0, 1.0, 0.0], [-np.inf, 2.0, 2.0, -np.nan, 0.0]], f32)
+SAMPLES.update({
+    # sorting.py: NaNs last, -0.0 == 0.0 (stable), lexicographic keys, complex, unstable
+    "irax.sort": [((_SORT_KEYS,), dict(dimension=1, is_stable=True)),
+                  ((_i(6, lo=0, hi=2), _f(6), _i(6)), dict(dimension=0, is_stable=True,
+                                                           num_keys=2)),
+                  ((_i(3, 4, lo=0, hi=3), _f(3, 4)), dict(dimension=0, is_stable=True)),
+                  ((np.array([1 + 2j, 1 + 1j, np.nan, -1j], np.complex64),
+                    np.array([2.0, -0.0, 0.5, 2.0], ml_dtypes.bfloat16)),
+                   dict(dimension=0, is_stable=True)),
+                  ((np.array([5, 0, 3, 9], np.uint8), _b(4)), dict(dimension=0,
+                                                                  is_stable=False))],
+})

@@ -141,6 +141,8 @@ class ArrayMethods:
     all = _method("all")
     argmax = _method("argmax")
     argmin = _method("argmin")
+    sort = _method("sort")
+    argsort = _method("argsort")
     swapaxes = _method("swapaxes")
     squeeze = _method("squeeze")
     ravel = _method("ravel")

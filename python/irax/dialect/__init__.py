@@ -17,6 +17,7 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     scatter,
     shape,
     sharding,
+    sorting,
     transform,
 )
 from irax.dialect.base import REGISTRY, Op, OpError, lookup  # noqa: F401

@@ -100,6 +100,7 @@ from irax.lax._shape import (  # noqa: F401
     squeeze,
     transpose,
 )
+from irax.lax._sorting import sort, sort_key_val, top_k  # noqa: F401
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 from irax.custom_derivatives import stop_gradient  # noqa: F401,E402

@@ -196,6 +196,7 @@ from irax.numpy._shape import (  # noqa: F401
     vsplit,
     vstack,
 )
+from irax.numpy._sorting import argsort, sort  # noqa: F401
 from irax.numpy._ufuncs import (  # noqa: F401
     abs,
     absolute,
