@@ -144,7 +144,7 @@ class JitFunction:
             statics, dyn = self._split(args, kwargs)
             leaves, treedef = tree_util.tree_flatten(dyn)
             avals = tuple(abstractify(x, self.fun) for x in leaves)
-        key = (treedef, avals, statics, config.jax_enable_x64)
+        key = (treedef, avals, statics, config.trace_key)
         entry = self._cache.get(key)
         if entry is None:
             entry = self._trace(args, kwargs, treedef, avals)

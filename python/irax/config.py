@@ -18,6 +18,7 @@ class _Option:
     default: Any
     doc: str
     validate: Callable[[Any], Any]
+    traced: bool = False
 
 
 def _bool(v: Any) -> bool:
@@ -41,21 +42,30 @@ class Config:
         object.__setattr__(self, "_options", {})
         object.__setattr__(self, "_values", {})
         object.__setattr__(self, "_listeners", [])
+        object.__setattr__(self, "trace_key", ())
 
     def define(self, name: str, default: Any, doc: str, validate=lambda v: v,
-               env: str | None = None):
+               env: str | None = None, traced: bool = False):
+        """Declares an option; ``traced``: its value changes what tracing produces, so it
+        is part of ``trace_key`` (jit retraces when it changes)."""
         value = default
         if env and env in os.environ:
             value = validate(os.environ[env])
-        self._options[name] = _Option(name, default, doc, validate)
+        self._options[name] = _Option(name, default, doc, validate, traced)
         self._values[name] = value
+        self._update_trace_key()
 
     def update(self, name: str, value: Any) -> None:
         if name not in self._options:
             raise AttributeError(f"irax.config.update: unrecognized config option: {name}")
         self._values[name] = self._options[name].validate(value)
+        self._update_trace_key()
         for fn in self._listeners:
             fn(name)
+
+    def _update_trace_key(self) -> None:
+        key = tuple(self._values[n] for n, o in self._options.items() if o.traced)
+        object.__setattr__(self, "trace_key", key)
 
     def read(self, name: str) -> Any:
         try:
@@ -82,7 +92,7 @@ class Config:
 
 config = Config()
 config.define("jax_enable_x64", False, "Enable 64-bit types (int64, float64, complex128).",
-              _bool, env="JAX_ENABLE_X64")
+              _bool, env="JAX_ENABLE_X64", traced=True)
 config.define("irax_compilation_cache_dir", None,
               "Directory of the persistent compile cache; None uses the user cache directory.",
               _optional_str, env="IRAX_COMPILATION_CACHE_DIR")
@@ -100,7 +110,11 @@ config.define("irax_cpu_driver", "local-sync",
 config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
               _bool, env="IRAX_LOG_COMPILES")
 config.define("jax_numpy_dtype_promotion", "standard",
-              "Type promotion mode: 'standard' or 'strict'.", str)
+              "Type promotion mode: 'standard' or 'strict'.", str, traced=True)
 config.define("jax_default_matmul_precision", None, "Default matmul precision (accepted).",
-              _optional_str)
-config.define("jax_threefry_partitionable", True, "Partitionable Threefry key derivation.", _bool)
+              _optional_str, traced=True)
+config.define("jax_threefry_partitionable", True, "Partitionable Threefry key derivation.", _bool,
+              traced=True)
+config.define("jax_high_dynamic_range_gumbel", False,
+              "Default mode of random.gumbel, categorical and choice: 'high' when set, "
+              "else 'low'.", _bool, traced=True)

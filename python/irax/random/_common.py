@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax import lax
+from irax import lax, tree_util
 from irax import numpy as jnp
 from irax.core import dtypes
 from irax.core.tracer import Tracer
@@ -92,13 +92,6 @@ def is_traced(*xs) -> bool:
     return any(isinstance(x, Tracer) for x in xs)
 
 
-def concrete_bool(x) -> bool | None:
-    """``bool(x)`` when ``x`` has a value (eager, or a concrete tracer), else None."""
-    if isinstance(x, Tracer) and x._concrete is None:
-        return None
-    return bool(np.asarray(x._concrete if isinstance(x, Tracer) else x))
-
-
 def const(x, value):
     """``value`` in the dtype of ``x`` (a weak-free scalar that lax accepts)."""
     return np.array(value, dtype=x.dtype)
@@ -180,3 +173,30 @@ def softmax(x, axis: int = -1):
     m = jnp.max(x, axis=axis, keepdims=True)
     e = jnp.exp(x - lax.stop_gradient(m))
     return e / jnp.sum(e, axis=axis, keepdims=True)
+
+
+def while_loop(cond, body, state):
+    """``lax.while_loop(cond, body, state)``, except on concrete values: there the same
+    ``cond`` and ``body`` run in a Python loop, op by op, so eager samplers give the values
+    the compiled loop gives (eager ``fma`` emulates the contraction the compiler does under
+    jit). As soon as the state or the predicate is traced (a traced value closed over),
+    the rest of the loop becomes a ``lax.while_loop``."""
+    while True:
+        if is_traced(*tree_util.tree_leaves(state)):
+            return lax.while_loop(cond, body, state)
+        pred = cond(state)
+        if is_traced(pred):
+            return lax.while_loop(cond, body, state)
+        if not bool(np.asarray(pred)):
+            return state
+        state = body(state)
+
+
+def pick(x, i: int, axis: int = 0):
+    """``x`` at index ``i`` of ``axis`` (that axis removed)."""
+    axis %= x.ndim
+    start = [0] * x.ndim
+    limit = list(x.shape)
+    start[axis], limit[axis] = i, i + 1
+    part = lax.slice(x, tuple(start), tuple(limit))
+    return lax.reshape(part, tuple(d for k, d in enumerate(x.shape) if k != axis))

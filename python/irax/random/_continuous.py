@@ -12,6 +12,7 @@ import numpy as np
 
 from irax import lax
 from irax import numpy as jnp
+from irax.config import config
 from irax.core import dtypes
 from irax.lax import _util as lu
 from irax.random import _prng
@@ -76,10 +77,16 @@ def draw_exponential(keys, shape, dtype):
 
 
 def draw_gumbel(keys, shape, dtype, mode: str):
+    """Standard Gumbel samples. ``'low'``: ``-log(-log(U(tiny, 1)))``. ``'high'``: two
+    uniforms ``(h, l)``, ``x = h`` if ``h >= 1/2`` else ``h + 2**-nmant l + tiny``, and
+    ``-log(-log1p(-x))``. ``'highest'`` (float32; other dtypes use ``'high'``): a 64-bit
+    fixed-point uniform, folded below 1/2 and rounded down to 24 significant bits."""
     info = finfo(dtype)
     if mode == "low":
         u = draw_uniform(keys, shape, dtype, np.array(info.tiny, dtype), 1.0)
         return lax.neg(lax.log(lax.neg(lax.log(u))))
+    if mode == "highest" and np.dtype(dtype) == np.float32:
+        return _gumbel_highest(keys, shape)
     both = draw_uniform(keys, (2,) + tuple(shape), dtype)
     high, low = jnp.take(both, 0, axis=-len(shape) - 1), jnp.take(both, 1, axis=-len(shape) - 1)
     fine = lax.add(lax.add(high, lax.mul(np.array(2.0 ** -info.nmant, dtype), low)),
@@ -88,12 +95,63 @@ def draw_gumbel(keys, shape, dtype, mode: str):
     return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
 
 
+def _gumbel_highest(keys, shape):
+    """JAX's float32 ``mode='highest'``: bits ``(hi, lo)`` as a 64-bit fraction ``u``;
+    ``x = u`` below 1/2 (Gumbel ``-log(-log1p(-x))``), else ``x = 1 - u`` exactly in
+    fixed point (Gumbel ``-log(-log(x))``)."""
+    u32 = np.uint32
+    bits = _prng.bits(keys, 32, (2,) + tuple(shape))
+    axis = bits.ndim - len(shape) - 1
+    hi, lo = jnp.take(bits, 0, axis=axis), jnp.take(bits, 1, axis=axis)
+    n_hi, n_lo = lax.bitwise_not(hi), lax.bitwise_not(lo)
+    n_hi = lax.add(n_hi, lax.convert_element_type(lax.eq(n_lo, u32(0xFFFFFFFF)), np.uint32))
+    n_lo = lax.add(n_lo, u32(1))
+    low_half = lax.lt(hi, u32(1 << 31))
+    x = _fraction_to_f32(lax.select(low_half, hi, n_hi), lax.select(low_half, lo, n_lo))
+    tail = lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+    head = lax.neg(lax.log(lax.neg(lax.log(x))))
+    return lax.select(low_half, tail, head)
+
+
+def _clz32(x):
+    """Leading zero bits of uint32 ``x`` (32 for 0), by binary search."""
+    n = lax.full_like(x, 0)
+    for s in (16, 8, 4, 2, 1):
+        empty = lax.eq(lax.shift_right_logical(x, np.uint32(32 - s)), np.uint32(0))
+        n = lax.select(empty, lax.add(n, np.uint32(s)), n)
+        x = lax.select(empty, lax.shift_left(x, np.uint32(s)), x)
+    top_clear = lax.eq(lax.shift_right_logical(x, np.uint32(31)), np.uint32(0))
+    return lax.select(top_clear, lax.add(n, np.uint32(1)), n)
+
+
+def _fraction_to_f32(hi, lo):
+    """The float32 of the 64-bit fraction ``(hi:lo) / 2**64`` rounded toward zero (JAX's
+    ``_safe_int_to_float``; ``2**-65`` for 0), without bit casts: the 24 bits after the
+    leading zeros as an integer times a power of two built from exact factors."""
+    u32 = np.uint32
+    hz, lz = _clz32(hi), _clz32(lo)
+    hz31 = lax.min(hz, u32(31))
+    joined = lax.bitwise_or(lax.shift_left(hi, hz31),
+                            lax.shift_right_logical(lax.shift_right_logical(lo, u32(1)),
+                                                    lax.sub(u32(31), hz31)))
+    hi_zero = lax.eq(hz, u32(32))
+    top = lax.select(hi_zero, lax.shift_left(lo, lax.min(lz, u32(31))), joined)
+    zeros = lax.select(hi_zero, lax.add(lz, u32(32)), hz)
+    mant = lax.convert_element_type(lax.shift_right_logical(top, u32(8)), np.float32)
+    exponent = lax.add(zeros, u32(24))                    # x = mant * 2**-exponent
+    scale = lax.full_like(mant, 1.0)
+    for b in range(7):
+        bit = lax.ne(lax.bitwise_and(exponent, u32(1 << b)), u32(0))
+        scale = lax.select(bit, lax.mul(scale, np.float32(2.0 ** -(1 << b))), scale)
+    x = lax.mul(mant, scale)
+    return lax.select(lax.eq(zeros, u32(64)), lax.full_like(x, 2.0 ** -65), x)
+
+
 def gumbel_mode(mode) -> str:
-    mode = "low" if mode is None else mode
-    if mode == "highest":
-        raise NotImplementedError("irax.random.gumbel: mode='highest' is not implemented; "
-                                  "use 'low' or 'high'")
-    if mode not in ("low", "high"):
+    """``mode`` checked; None reads ``irax.config.jax_high_dynamic_range_gumbel``."""
+    if mode is None:
+        mode = "high" if config.jax_high_dynamic_range_gumbel else "low"
+    if mode not in ("highest", "high", "low"):
         raise ValueError(f"irax.random.gumbel: Must provide valid mode for gumbel got: {mode}")
     return mode
 
@@ -149,7 +207,9 @@ def exponential(key, shape=(), dtype=None):
 
 
 def gumbel(key, shape=(), dtype=None, mode=None):
-    """Standard Gumbel samples; ``mode='high'`` uses two uniforms for a finer lower tail."""
+    """Standard Gumbel samples. ``mode``: ``'low'`` (one uniform), ``'high'`` (two, for a
+    finer lower tail), ``'highest'`` (64 random bits; float32 only, else ``'high'``) or
+    None for ``irax.config.jax_high_dynamic_range_gumbel`` (``'high'`` when set)."""
     keys = key_words("gumbel", key)
     dt = float_dtype("gumbel", dtype)
     return draw_gumbel(keys, canonical_shape("gumbel", shape), dt, gumbel_mode(mode))

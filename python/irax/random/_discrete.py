@@ -1,14 +1,12 @@
 """Integer-valued samplers: randint, permutation, choice, categorical, geometric, poisson.
 
 ``permutation``, ``choice`` without replacement and ``categorical`` without replacement
-sort (see ``_sort``: NumPy eagerly, an O(n**2) comparison sort under jit/vmap).
+sort with the ``irax.sort`` op (see ``_sort``), eagerly and under jit/vmap alike.
 ``poisson`` runs JAX's two loops (Knuth's product of uniforms for ``lam < 10``, Hormann's
-transformed rejection otherwise) as arrays of rounds over JAX's key chain: eagerly the
-number of rounds grows until every element is done (exact); under jit/vmap it is fixed
-(48 Knuth rounds, or fewer when ``lam`` is concrete, and 14 rejection rounds; an element
-that would need more, probability below ~1e-12, is -1). Each round costs one Threefry
-block in a sequential key chain, about 60 ms of IREE compile time, so a jitted poisson
-compiles in seconds; a concrete ``lam`` also drops the branch no element uses.
+transformed rejection otherwise), each a ``lax.while_loop`` over the whole array with
+JAX's key chain, until every element is done: the counts are JAX's, with no limit on the
+number of rounds. On concrete values the loop bodies run eagerly in a Python loop; a
+concrete ``lam`` (even under jit) skips the loop no element uses.
 """
 
 from __future__ import annotations
@@ -26,19 +24,16 @@ from irax.random._common import (
     broadcast_shapes,
     canonical_shape,
     check_shape,
-    concrete_bool,
     const,
     fma,
     is_traced,
+    pick,
     user_dtype,
+    while_loop,
 )
 from irax.random._continuous import draw_gumbel, draw_uniform, gumbel_mode
-from irax.random._gamma import pick
 from irax.random._keys import key_words
 from irax.random._special import lgamma
-
-KNUTH_ROUNDS = 48
-REJECTION_ROUNDS = 14
 
 
 # ---- randint --------------------------------------------------------------------------------
@@ -258,8 +253,8 @@ def geometric(key, p, shape=None, dtype=None):
 
 # ---- poisson --------------------------------------------------------------------------------
 def poisson(key, lam, shape=None, dtype=None):
-    """Poisson(lam) counts (``lam`` is taken as float32, as JAX does). See the module
-    docstring for the number of rounds under jit."""
+    """Poisson(lam) counts (``lam`` is taken as float32, as JAX does): Knuth's product of
+    uniforms for ``lam < 10`` (or NaN), Hormann's transformed rejection otherwise."""
     keys = key_words("poisson", key)
     dt = user_dtype("poisson", dtype, default=int)
     if not dtypes.is_int(dt):
@@ -270,102 +265,65 @@ def poisson(key, lam, shape=None, dtype=None):
     use_knuth = lax.bitwise_or(lax.ne(lam, lam), lax.lt(lam, const(lam, 10.0)))
     lam_knuth = lax.select(use_knuth, lam, lax.full_like(lam, 0.0))
     lam_rej = lax.select(use_knuth, lax.full_like(lam, 1e5), lam)
-    # A concrete lam (even under jit) tells which algorithm each element uses: a branch
-    # no element takes is skipped, and Knuth's budget follows the largest rate.
+    # A concrete lam (even under jit) tells which algorithm each element uses; a loop no
+    # element takes is skipped (its result would be masked out anyway).
     known = None if is_traced(lam) else lu.host_data(use_knuth)
-    knuth_rounds = KNUTH_ROUNDS
-    if known is not None and known.any():
-        knuth_rounds = _knuth_budget(float(np.nanmax(lu.host_data(lam_knuth), initial=0.0)))
     knuth = rej = lax.full(shape, 0, dt)
     if known is None or known.any():
-        knuth = _poisson_knuth(keys, lam_knuth, shape, dt, knuth_rounds)
+        knuth = _poisson_knuth(keys, lam_knuth, shape, dt)
     if known is None or not known.all():
         rej = _poisson_rejection(keys, lam_rej, shape, dt)
     result = lax.select(use_knuth, knuth, rej)
     return lax.select(lax.eq(lam, const(lam, 0.0)), lax.full_like(result, 0), result)
 
 
-def _knuth_budget(lam_max: float) -> int:
-    """Rounds that Knuth's loop needs for Poisson(lam_max) except with probability below
-    1e-13 (a sample ``x`` needs ``x + 1`` rounds)."""
-    if not lam_max > 0:
-        return 1
-    pmf = cdf = math.exp(-lam_max)
-    x = 0
-    while 1.0 - cdf > 1e-13 and x < KNUTH_ROUNDS:
-        x += 1
-        pmf *= lam_max / x
-        cdf += pmf
-    return min(x + 2, KNUTH_ROUNDS)
+def _poisson_knuth(keys, lam, shape, dtype):
+    """Knuth: count the uniforms whose running log-product stays above ``-lam``, one
+    ``key, sub = split(key)`` and one uniform array per round, until every element is
+    done (JAX's loop)."""
+    neg_lam = lax.neg(lam)
 
+    def more(s):
+        return jnp.any(lax.gt(s[3], neg_lam))
 
-def _key_chain(keys, rounds: int, ways: int):
-    """``key, *subs = split(key, ways)`` repeated ``rounds`` times: for each subkey
-    position, the keys of every round (a batch axis of length ``rounds`` in front)."""
-    subs = [[] for _ in range(ways - 1)]
-    for _ in range(rounds):
-        parts = _prng.split_front(keys, ways)
-        for j, acc in enumerate(subs):
-            acc.append(_prng.index(parts, j + 1, 0))
-        keys = _prng.index(parts, 0, 0)
-    return [_prng.concat(acc, 0) for acc in subs]
+    def step(s):
+        k0, k1, k, log_prod = s
+        key, sub = _prng.split_two((k0, k1))
+        k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, const(k, 1)), k)
+        u = draw_uniform(sub, shape, np.float32)
+        return (*key, k, lax.add(log_prod, lax.log(u)))
 
-
-def _rounds_loop(run, traced_rounds: int, eager_rounds: int, *values):
-    """Runs ``run(rounds) -> (out, done)`` with a fixed budget when traced, else doubling
-    the rounds until ``done`` everywhere."""
-    if is_traced(*values):
-        out, done = run(traced_rounds)
-        return lax.select(done, out, lax.full_like(out, -1))
-    rounds = eager_rounds
-    while True:
-        out, done = run(rounds)
-        if concrete_bool(jnp.all(done)) is not False:
-            return out
-        rounds *= 2
-
-
-def _poisson_knuth(keys, lam, shape, dtype, traced_rounds):
-    def run(rounds):
-        (subs,) = _key_chain(keys, rounds, 2)                     # batch (T,)
-        u = draw_uniform(subs, shape, np.float32)                 # (T, *shape)
-        neg_lam = lax.neg(lam)
-        k = lax.full(shape, 0, dtype)
-        log_prod = lax.full(shape, 0.0, np.float32)
-        for i in range(rounds):
-            k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, const(k, 1)), k)
-            log_prod = lax.add(log_prod, lax.log(pick(u, i, 0)))
-        return lax.sub(k, const(k, 1)), lax.bitwise_not(lax.gt(log_prod, neg_lam))
-
-    return _rounds_loop(run, traced_rounds, min(16, traced_rounds), *keys, lam)
+    state = (*keys, lax.full(shape, 0, dtype), lax.full(shape, 0.0, np.float32))
+    k = while_loop(more, step, state)[2]
+    return lax.sub(k, const(k, 1))
 
 
 def _poisson_rejection(keys, lam, shape, dtype):
+    """Hormann's transformed rejection (PTRS): rounds ``key, s0, s1 = split(key, 3)``
+    until every element has accepted once; like JAX's loop, each accepting round
+    overwrites the element's count until the loop stops."""
     log_lam = lax.log(lam)
     b = 0.931 + 2.53 * lax.sqrt(lam)
     a = -0.059 + 0.02483 * b
     inv_alpha = 1.1239 + 1.1328 / (b - 3.4)
     v_r = 0.9277 - 3.6224 / (b - 2)
 
-    def run(rounds):
-        k_u, k_v = _key_chain(keys, rounds, 3)                    # batch (R,)
-        u = draw_uniform(k_u, shape, np.float32) - 0.5
-        v = draw_uniform(k_v, shape, np.float32)
+    def more(s):
+        return jnp.any(lax.bitwise_not(s[3]))
+
+    def step(s):
+        k0, k1, k_out, accepted = s
+        three = _prng.split_front((k0, k1), 3)
+        u = draw_uniform(_prng.index(three, 1, 0), shape, np.float32) - 0.5
+        v = draw_uniform(_prng.index(three, 2, 0), shape, np.float32)
         us = 0.5 - jnp.abs(u)
-        k = lax.floor(fma(2 * a / us + b, u, lu.broadcast_to(lam, u.shape)) + 0.43)
-        s = lax.log(v * inv_alpha / (a / (us * us) + b))
-        t = fma(k, lu.broadcast_to(log_lam, k.shape), lu.broadcast_to(-lam, k.shape))
-        t = t - lgamma(k + 1)
+        k = lax.floor(fma(2 * a / us + b, u, lam) + 0.43)
+        s_ = lax.log(v * inv_alpha / (a / (us * us) + b))
+        t = fma(k, log_lam, -lam) - lgamma(k + 1)
         accept1 = (us >= 0.07) & (v <= v_r)
         reject = (k < 0) | ((us < 0.013) & (v > us))
-        accept = accept1 | (~reject & (s <= t))
-        # JAX's loop overwrites k on every accepting round until *all* elements have
-        # accepted once: the last accepting round before the global stop wins
-        stop = jnp.max(jnp.argmax(accept.astype(np.int32), axis=0))
-        out = lax.full(shape, -1.0, np.float32)
-        for r in range(rounds):
-            take = lax.bitwise_and(pick(accept, r, 0), lax.le(np.array(r, stop.dtype), stop))
-            out = lax.select(take, pick(k, r, 0), out)
-        return out.astype(dtype), jnp.any(accept, axis=0)
+        accept = accept1 | (~reject & (s_ <= t))
+        return (*_prng.index(three, 0, 0), lax.select(accept, k, k_out), accepted | accept)
 
-    return _rounds_loop(run, REJECTION_ROUNDS, 4, *keys, lam)
+    state = (*keys, lax.full(shape, -1.0, np.float32), lax.full(shape, False, np.bool_))
+    return while_loop(more, step, state)[2].astype(dtype)

@@ -1,18 +1,19 @@
 """The gamma family: gamma, loggamma, beta, dirichlet, t, chisquare, f, generalized_normal
 and ball, on Marsaglia and Tsang's rejection sampler.
 
-JAX draws each element with its own key (``split(key, a.size)``) and two nested
-``while_loop``s. irax has no while loop yet, so the rounds are drawn as arrays instead: the
-outer key chain ``key, x_key, u_key = split(key, 3)`` for ``R`` rounds, the inner chain
-``x_key, s = split(x_key)`` for ``J`` candidates per round, all candidate normals and
-uniforms at once, then the first accepted round (and first ``v > 0`` candidate) is selected
-per element. The key sequence is JAX's, so the samples equal JAX's to float tolerance.
+JAX draws each element with its own key (``split(key, a.size)``) and two nested while
+loops; here the elements are lanes of one pair of loops (exactly what ``vmap`` of JAX's
+per-element loops computes): the outer loop ``key, x_key, u_key = split(key, 3)`` runs
+until every element has accepted, the inner one ``x_key, s = split(x_key)`` until every
+candidate ``v = 1 + c x`` is positive, and an element that is done keeps its state. The
+key sequence is JAX's, so the samples equal JAX's to float tolerance, with no limit on
+the number of rounds. Under ``irax.jit``/``irax.vmap`` these are ``lax.while_loop``s;
+on concrete values the same loop bodies run eagerly in a Python loop (``_common``).
 
-- Eagerly the budget grows (``R``, ``J`` doubled) until every element has accepted, so the
-  result is exact whatever the draws.
-- Under ``irax.jit``/``irax.vmap`` the budget is fixed (``R = 8`` rounds of ``J = 5``
-  candidates; about 40 normals per sample): an element that would need more (probability
-  below ~1e-10 per element) is NaN.
+Differentiating a sample with respect to ``a`` gives JAX's implicit reparameterization
+gradient, ``d sample / d a = -(dP/da) / (dP/dx)`` with ``P`` the regularized incomplete
+gamma function (``_special.random_gamma_grad``), not the derivative of the sampler's
+arithmetic.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 from irax import lax
 from irax import numpy as jnp
+from irax.custom_derivatives import custom_jvp
 from irax.lax import _util as lu
 from irax.random import _prng
 from irax.random._common import (
@@ -28,12 +30,14 @@ from irax.random._common import (
     canonical_shape,
     check_safe_cast,
     check_shape,
-    concrete_bool,
     const,
+    finfo,
     float_dtype,
     fma,
     is_traced,
+    pick,
     softmax,
+    while_loop,
 )
 from irax.random._continuous import (
     draw_exponential,
@@ -42,29 +46,7 @@ from irax.random._continuous import (
     draw_uniform,
 )
 from irax.random._keys import key_words
-
-TRACED_BUDGET = (8, 5)
-EAGER_BUDGET = (4, 3)
-
-
-def pick(x, i: int, axis: int = 0):
-    """``x`` at index ``i`` of ``axis`` (that axis removed)."""
-    axis %= x.ndim
-    start = [0] * x.ndim
-    limit = list(x.shape)
-    start[axis], limit[axis] = i, i + 1
-    part = lax.slice(x, tuple(start), tuple(limit))
-    return lax.reshape(part, tuple(d for k, d in enumerate(x.shape) if k != axis))
-
-
-def first_where(mask, values, fills):
-    """Along the leading axis: the entries of ``values`` at the first True of ``mask``
-    (``fills`` where there is none)."""
-    outs = [lax.full(mask.shape[1:], f, v.dtype) for v, f in zip(values, fills)]
-    for i in reversed(range(mask.shape[0])):
-        m = pick(mask, i)
-        outs = [lax.select(m, pick(v, i), o) for v, o in zip(values, outs)]
-    return outs
+from irax.random._special import random_gamma_grad
 
 
 def element_keys(keys, shape):
@@ -77,75 +59,114 @@ def draw_gamma(keys, alpha, log_space: bool):
     """Gamma(alpha) samples (or their logs) for keys ``(*A, 2)`` and alphas ``(*A)``."""
     if alpha.size == 0:
         return lax.full(alpha.shape, 0, alpha.dtype)
-    traced = is_traced(*keys, alpha)
-    rounds, cands = TRACED_BUDGET if traced else EAGER_BUDGET
-    while True:
-        out, done = _gamma_rounds(keys, alpha, log_space, rounds, cands)
-        if traced:
-            return lax.select(done, out, lax.full_like(out, np.nan))
-        if concrete_bool(jnp.all(done)) is not False:
-            return out
-        rounds, cands = 2 * rounds, 2 * cands
+    if not is_traced(alpha):
+        return _marsaglia_tsang(keys, alpha, log_space)
+    fixed = lax.stop_gradient(alpha)
+    sample = _marsaglia_tsang(keys, fixed, log_space)
+    return _attach_tangent(alpha, sample, _sample_derivative(fixed, sample, log_space))
 
 
-def _gamma_rounds(keys, alpha, log_space, rounds, cands):
-    """All ``rounds`` outer rounds of ``cands`` candidates at once; arrays carry the
-    candidate and round axes in front: ``(J, R, *A)``."""
-    dtype = alpha.dtype
-    boost = lax.ge(alpha, const(alpha, 1.0))
-    alpha_b = lax.select(boost, alpha, lax.add(alpha, const(alpha, 1.0)))
+def _marsaglia_tsang(keys, alpha, log_space):
+    one = const(alpha, 1.0)
+    boost = lax.ge(alpha, one)
+    alpha_b = lax.select(boost, alpha, lax.add(alpha, one))
     d = lax.sub(alpha_b, const(alpha, 1.0 / 3.0))
     c = lax.div(const(alpha, 1.0 / 3.0), lax.sqrt(d))
-    pair = _prng.split_front(keys, 2)
-    key, sub = _prng.index(pair, 0, 0), _prng.index(pair, 1, 0)
-    x_keys, u_keys = [], []
-    for _ in range(rounds):
-        three = _prng.split_front(key, 3)
-        x_keys.append(_prng.index(three, 1, 0))
-        u_keys.append(_prng.index(three, 2, 0))
-        key = _prng.index(three, 0, 0)
-    xk = _prng.concat(x_keys, 0)                              # (R, *A)
-    subs = []
-    for _ in range(cands):
-        two = _prng.split_front(xk, 2)
-        subs.append(_prng.index(two, 1, 0))
-        xk = _prng.index(two, 0, 0)
-    x = draw_normal(_prng.concat(subs, 0), (), dtype)         # (J, R, *A)
-    v = fma(x, lu.broadcast_to(c, x.shape), lax.full_like(x, 1.0))
-    valid = lax.gt(v, const(v, 0.0))
-    x, v = first_where(valid, [x, v], [0.0, 1.0])              # (R, *A)
-    u = draw_uniform(_prng.concat(u_keys, 0), (), dtype)
-    xx = lax.mul(x, x)
-    vvv = lax.mul(lax.mul(v, v), v)
-    de = lu.broadcast_to(d, u.shape)
-    squeeze = lax.ge(u, lax.sub(const(u, 1.0), lax.mul(const(u, 0.0331), lax.mul(xx, xx))))
-    tail = lax.add(lax.mul(xx, const(u, 0.5)),
-                   lax.mul(de, lax.add(lax.sub(const(u, 1.0), vvv), lax.log(vvv))))
-    rejected = lax.bitwise_and(squeeze, lax.ge(lax.log(u), tail))
-    accept = lax.bitwise_and(lax.bitwise_not(rejected), _prefix_and(jnp.any(valid, axis=0)))
-    (vsel,) = first_where(accept, [vvv], [1.0])
-    done = jnp.any(accept, axis=0)
-    u_sub = draw_uniform(sub, (), dtype)
-    inv_alpha = lax.div(const(alpha, 1.0), alpha)
+    key, sub = _prng.split_two(keys)
+    vvv = _accepted_cube(key, d, c)
+    u_sub = draw_uniform(sub, (), alpha.dtype)
+    inv_alpha = lax.div(one, alpha)
     if log_space:
         log_u = lax.log1p(lax.neg(u_sub))
         no_boost = lax.bitwise_or(boost, lax.eq(log_u, const(log_u, 0.0)))
         log_boost = lax.select(no_boost, lax.full_like(log_u, 0.0), lax.mul(log_u, inv_alpha))
-        return lax.add(lax.add(lax.log(d), lax.log(vsel)), log_boost), done
-    samples = lax.sub(const(u_sub, 1.0), u_sub)
+        return lax.add(lax.add(lax.log(d), lax.log(vvv)), log_boost)
+    samples = lax.sub(one, u_sub)
     factor = lax.select(boost, lax.full_like(samples, 1.0), lax.pow(samples, inv_alpha))
-    return lax.mul(lax.mul(d, vsel), factor), done
+    return lax.mul(lax.mul(d, vvv), factor)
 
 
-def _prefix_and(ok):
-    """``out[r] = all(ok[:r+1])`` along the leading (round) axis: the rounds whose inner
-    loops all finished within the budget."""
-    acc = pick(ok, 0)
-    cols = [acc]
-    for r in range(1, ok.shape[0]):
-        acc = lax.bitwise_and(acc, pick(ok, r))
-        cols.append(acc)
-    return jnp.stack(cols, axis=0)
+def _rejected(xx, vvv, u, d):
+    """Marsaglia and Tsang's test: True where the candidate ``(x**2, v**3, u)`` is
+    rejected (a squeeze test, then the log test)."""
+    one = const(u, 1.0)
+    squeeze = lax.ge(u, lax.sub(one, lax.mul(const(u, 0.0331), lax.mul(xx, xx))))
+    tail = lax.add(lax.mul(xx, const(u, 0.5)),
+                   lax.mul(d, lax.add(lax.sub(one, vvv), lax.log(vvv))))
+    return lax.bitwise_and(squeeze, lax.ge(lax.log(u), tail))
+
+
+def _accepted_cube(keys, d, c):
+    """``v**3`` of the first accepted candidate of every element (the outer loop). The
+    state starts rejected, as JAX's ``(X, V, U) = (0, 1, 2)`` does (except for NaN or
+    infinite ``d``, where JAX's loop never runs and ``V`` stays 1)."""
+    dtype = d.dtype
+    start = _rejected(lax.full_like(d, 0.0), lax.full_like(d, 1.0), lax.full_like(d, 2.0), d)
+
+    def pending(state):
+        return jnp.any(state[3])
+
+    def round_(state):
+        k0, k1, vvv, active = state
+        three = _prng.split_front((k0, k1), 3)
+        x, v = _positive_candidate(_prng.index(three, 1, 0), c, active)
+        xx = lax.mul(x, x)
+        cube = lax.mul(lax.mul(v, v), v)
+        u = draw_uniform(_prng.index(three, 2, 0), (), dtype)
+        again = lax.bitwise_and(active, _rejected(xx, cube, u, d))
+        return (*_prng.index(three, 0, 0), lax.select(active, cube, vvv), again)
+
+    state = (*keys, lax.full_like(d, 1.0), start)
+    return while_loop(pending, round_, state)[2]
+
+
+def _positive_candidate(keys, c, active):
+    """The first ``x = normal(s)``, ``x_key, s = split(x_key)``, with ``v = 1 + c x > 0``
+    (the inner loop), for the ``active`` elements; others get ``(0, 1)`` and no round."""
+    dtype = c.dtype
+
+    def pending(state):
+        return jnp.any(lax.le(state[3], const(state[3], 0.0)))
+
+    def draw(state):
+        k0, k1, x, v = state
+        todo = lax.le(v, const(v, 0.0))
+        xk, s = _prng.split_two((k0, k1))
+        x_new = draw_normal(s, (), dtype)
+        v_new = fma(x_new, c, lax.full_like(x_new, 1.0))
+        return (*xk, lax.select(todo, x_new, x), lax.select(todo, v_new, v))
+
+    v0 = lax.select(active, lax.full_like(c, -1.0), lax.full_like(c, 1.0))
+    state = (*keys, lax.full_like(c, 0.0), v0)
+    return while_loop(pending, draw, state)[2:]
+
+
+# The sample's derivative with respect to alpha (JAX's ``random_gamma_p`` JVP). The
+# derivative is computed outside the JVP rule and passed in: a rule holding a while loop
+# loses the loop's regions when irax's autodiff inlines it (Builder.inline re-emits ops
+# without their regions). When nothing differentiates, it is dead code for the compiler.
+def _sample_derivative(alpha, sample, log_space):
+    """``d sample / d alpha`` (of ``log sample`` when ``log_space``)."""
+    if not log_space:
+        return random_gamma_grad(alpha, sample)
+    # exp underflows to 0 (or, on NumPy, a subnormal that XLA's CPU code flushes to 0):
+    # JAX then takes the smallest normal float instead
+    x = lax.exp(sample)
+    tiny = lax.full_like(x, float(finfo(x.dtype).tiny))
+    x = lax.select(lax.lt(x, tiny), tiny, x)
+    return lax.div(random_gamma_grad(alpha, x), x)
+
+
+@custom_jvp
+def _attach_tangent(alpha, sample, d_sample):
+    """``sample``, with tangent ``d_sample * d alpha``."""
+    return sample
+
+
+@_attach_tangent.defjvp
+def _attach_tangent_jvp(primals, tangents):
+    _, sample, d_sample = primals
+    return sample, lax.mul(tangents[0], d_sample)
 
 
 # ---- public samplers ------------------------------------------------------------------------
@@ -180,8 +201,7 @@ def beta(key, a, b, shape=None, dtype=None):
     key_a, key_b = _prng.split_two(keys)
     a = lu.broadcast_to(lu.convert(a, dt), shape)
     b = lu.broadcast_to(lu.convert(b, dt), shape)
-    log_a = draw_gamma(element_keys(key_a, shape), a, True)
-    log_b = draw_gamma(element_keys(key_b, shape), b, True)
+    log_a, log_b = _draw_gamma_pair(key_a, a, key_b, b, shape)
     log_max = lax.max(log_a, log_b)
     ga = lax.exp(lax.sub(log_a, log_max))
     gb = lax.exp(lax.sub(log_b, log_max))
@@ -227,6 +247,14 @@ def _chisquare(keys, df, shape, dt):
     return lax.mul(lax.exp(log_g), const(log_g, 2.0))
 
 
+def _draw_gamma_pair(keys_a, a, keys_b, b, shape):
+    """``loggamma`` of ``a`` with ``keys_a`` and of ``b`` with ``keys_b`` (both broadcast
+    to ``shape``) as the two halves of one sampler call: one pair of loops to compile."""
+    keys = _prng.concat([element_keys(keys_a, shape), element_keys(keys_b, shape)], 0)
+    both = draw_gamma(keys, jnp.stack([a, b]), True)
+    return pick(both, 0), pick(both, 1)
+
+
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square samples with ``df`` degrees of freedom."""
     keys = key_words("chisquare", key)
@@ -243,10 +271,14 @@ def f(key, dfnum, dfden, shape=None, dtype=None):
     shape = broadcast_shapes("f", shape, dfnum, dfden)
     check_safe_cast("f", dt, dfnum, dfden)
     key_dfd, key_dfn = _prng.split_two(keys)
-    num = lax.div(_chisquare(key_dfn, dfnum, shape, dt),
-                  lu.broadcast_to(lu.convert(dfnum, dt), shape))
-    den = lax.div(_chisquare(key_dfd, dfden, shape, dt),
-                  lu.broadcast_to(lu.convert(dfden, dt), shape))
+    dfnum = lu.broadcast_to(lu.convert(dfnum, dt), shape)
+    dfden = lu.broadcast_to(lu.convert(dfden, dt), shape)
+    half = np.array(0.5, dt)
+    log_num, log_den = _draw_gamma_pair(key_dfn, lax.mul(dfnum, half),
+                                        key_dfd, lax.mul(dfden, half), shape)
+    two = np.array(2.0, dt)
+    num = lax.div(lax.mul(lax.exp(log_num), two), dfnum)
+    den = lax.div(lax.mul(lax.exp(log_den), two), dfden)
     return lax.div(num, den)
 
 
