@@ -207,6 +207,26 @@ def test_custom_jvp():
     assert float(t) == pytest.approx(10.0)
 
 
+def test_custom_jvp_rule_with_a_loop():
+    """A rule's loops keep their bodies when the rule is inlined (eager, jit, vmap)."""
+    from irax import lax
+
+    @irax.custom_jvp
+    def f(x):
+        return x * 2
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        n = lax.while_loop(lambda c: c < 3.0, lambda c: c + 1.0, primals[0])
+        return f(primals[0]), tangents[0] * n
+
+    x = np.float32(1.5)
+    assert float(irax.grad(f)(x)) == 3.5
+    assert float(irax.jit(irax.grad(f))(x)) == 3.5
+    np.testing.assert_array_equal(irax.vmap(irax.grad(f))(np.array([1.0, 2.5], np.float32)),
+                                  [3.0, 3.5])
+
+
 def test_custom_jvp_defjvps():
     @irax.custom_jvp
     def f(x, y):

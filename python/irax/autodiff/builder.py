@@ -113,13 +113,22 @@ class ADBuilder(OpMethods):
                 cls = lookup(op.name)
                 if cls is None:
                     raise IRError(f"{op.location}: error: cannot inline '{op.name}'")
-                if cls.infers_results:
+                if len(op.regions):   # loops and branches are copied with their regions
+                    outs = self._clone_region_op(op, ins)
+                elif cls.infers_results:
                     outs = self.emit(cls, ins, **cls.decode_attrs(op))
                 else:
                     outs = self._emit_with_types(cls, op, ins)
             for r, v in zip(op.results, outs):
                 env[r] = v
         raise IRError("inlined function has no return")
+
+    def _clone_region_op(self, op, ins):
+        from irax.dialect import funcs
+
+        if any(isinstance(o, Lin) for o in ins):
+            raise OpError(f"'{op.name}' op cannot be applied to a tangent in reverse mode")
+        return list(funcs.clone_op(op, ins, self.ir.ip).results)
 
     def _emit_with_types(self, cls, op, ins):
         avals = [mlir.aval_of(r) for r in op.results]
