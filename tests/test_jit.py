@@ -209,3 +209,22 @@ def test_x64_transcendentals_compile(x64):
     x = np.array([0.1, 0.5, 1.3])
     np.testing.assert_allclose(np.asarray(f(x)), np.sin(x) + np.cos(x) * np.tan(x) + np.exp(x),
                                rtol=1e-14)
+
+
+def test_config_options_that_change_tracing_retrace():
+    """A jitted function traced under one setting of a traced option is not reused under
+    another (jax_threefry_partitionable changes the random bits)."""
+    from irax import random
+    from irax.config import config
+
+    f = irax.jit(lambda k: random.bits(k, (4,)))
+    key = random.PRNGKey(3)
+    before = np.asarray(f(key))
+    config.update("jax_threefry_partitionable", False)
+    try:
+        legacy = np.asarray(f(key))
+        np.testing.assert_array_equal(legacy, np.asarray(random.bits(key, (4,))))
+    finally:
+        config.update("jax_threefry_partitionable", True)
+    assert not np.array_equal(before, legacy)
+    np.testing.assert_array_equal(np.asarray(f(key)), before)
