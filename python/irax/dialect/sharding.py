@@ -167,19 +167,11 @@ class Transfer(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, device):
-        """IREE 3.13 cannot legalize a transfer of an unsigned tensor: those move as the
-        signless integers of the same width (``stablehlo.bitcast_convert`` both ways)."""
-        (out,) = lb.out_avals
-        moved = out
-        if out.dtype.kind == "u":
-            moved = out.update(dtype=np.dtype(f"i{out.dtype.itemsize}"))
-            x = lb.op("stablehlo.bitcast_convert", [x], moved)
-        op = lb.create("flow.tensor.transfer", [x], [lb.type(moved)],
-                       {"target": lb.attr(f"#hal.device.promise<@dev{device}>")})
-        y = op.results[0]
-        if moved is not out:
-            y = lb.op("stablehlo.bitcast_convert", [y], out)
-        return [y]
+        """Unsigned tensors move as signless integers (IREE 3.13 cannot legalize their
+        transfer)."""
+        target = lb.attr(f"#hal.device.promise<@dev{device}>")
+        return [lb.via_signless(x, lb.out_avals[0], lambda v, a: lb.create(
+            "flow.tensor.transfer", [v], [lb.type(a)], {"target": target}).results[0])]
 
     @classmethod
     def transpose(cls, b, ct, x, *, device):

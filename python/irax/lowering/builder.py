@@ -49,6 +49,16 @@ class LoweringBuilder:
         t = self.type(out) if isinstance(out, ShapedArray) else out
         return self.create(name, operands, [t], attributes).results[0]
 
+    def via_signless(self, x, aval: ShapedArray, emit):
+        """``emit(x, aval)`` on ``x`` seen as signless integers when ``aval`` is unsigned,
+        the result bitcast back: IREE 3.13 fails to compile some ops (``reverse``,
+        ``flow.tensor.transfer``) on unsigned tensors. Other dtypes go straight through."""
+        if aval.dtype.kind != "u":
+            return emit(x, aval)
+        signed = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))
+        y = emit(self.op("stablehlo.bitcast_convert", [x], signed), signed)
+        return self.op("stablehlo.bitcast_convert", [y], aval)
+
     def constant(self, value, dtype=None):
         from irax.dialect.attrs import Dense
 
