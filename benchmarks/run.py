@@ -198,6 +198,38 @@ def random_sampling(n=1_000_000):
     return rows
 
 
+def sorting(n=100_000):
+    """Long sorts: IREE's own sort is quadratic; irax lowers them to a bitonic network."""
+    import irax
+    import irax.numpy as jnp
+    from irax import random
+
+    jax, jjnp = _jax()
+    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    fi, xi = irax.jit(jnp.argsort), irax.device_put(x)
+    _ready(fi(xi))
+    t_irax = _best(lambda: _ready(fi(xi)))
+    t_np = _best(lambda: np.argsort(x, kind="stable"))
+    t_jax = None
+    if jax is not None:
+        fj, xj = jax.jit(jjnp.argsort), jjnp.asarray(x)
+        _ready(fj(xj))
+        t_jax = _best(lambda: _ready(fj(xj)))
+    rows = [(f"jit(jnp.argsort) [{n} f32]", t_irax, t_jax, t_np)]
+    pi, ki = irax.jit(lambda k: random.permutation(k, n)), random.PRNGKey(0)
+    _ready(pi(ki))
+    t_irax = _best(lambda: _ready(pi(ki)))
+    g = np.random.default_rng(0)
+    t_np = _best(lambda: g.permutation(n))
+    t_jax = None
+    if jax is not None:
+        pj, kj = jax.jit(lambda k: jax.random.permutation(k, n)), jax.random.PRNGKey(0)
+        _ready(pj(kj))
+        t_jax = _best(lambda: _ready(pj(kj)))
+    rows.append((f"jit(random.permutation) [{n}]", t_irax, t_jax, t_np))
+    return rows
+
+
 def pmap_step(devices=4):
     """A data-parallel step on 4 CPU devices: per-device tanh layer, psum'd mean."""
     import irax
@@ -230,7 +262,8 @@ def main() -> None:
     p.add_argument("--size", type=int, default=2000)
     p.add_argument("--quick", action="store_true", help="skip the training benchmarks")
     args = p.parse_args()
-    rows = elementwise(args.size) + dispatch() + compile_latency() + random_sampling()
+    rows = (elementwise(args.size) + dispatch() + compile_latency() + random_sampling()
+            + sorting())
     if not args.quick:
         rows += training() + pmap_step()
     print(f"{'benchmark':44s} {'irax':>11s} {'jax':>11s} {'numpy':>11s} {'irax/jax':>9s}")

@@ -214,6 +214,128 @@ def test_random_permutation_uses_the_sort_op():
     assert text.count('"irax.sort"') == 1
 
 
+# ---- long sorts: the bitonic network ------------------------------------------------------------
+def _long(n, dtype=np.float32, shape=None):
+    """``n`` values (or ``shape``) with NaNs of both signs, infinities, -0.0/+0.0 and many
+    duplicates among random numbers."""
+    r = np.random.default_rng(n)
+    x = np.round(r.standard_normal(shape or n) * 20, 0).astype(np.float32)
+    special = r.random(x.shape) < 0.2
+    x[special] = r.choice(SPECIAL, int(special.sum()))
+    return x.astype(dtype)
+
+
+LONG = {
+    "f32": _long(70000),                                  # padded to 2^17
+    "rows": _long(0, shape=(3, 5000)),                    # sorted along the last axis
+    "cols": _long(1, shape=(1500, 2, 3)),                 # sorted along axis 0: cols > 1
+    "bf16": _long(5000, BF16),
+    "i8": np.random.default_rng(5).integers(-128, 128, 6000).astype(np.int8),
+    "u32": np.random.default_rng(6).integers(0, 2 ** 32, 5000, dtype=np.uint32),
+    "bool": np.random.default_rng(7).integers(0, 2, 5000).astype(bool),
+    "c64": np.zeros(4000, np.complex64),
+}
+LONG["c64"].real, LONG["c64"].imag = _long(4000), _long(4001)[:4000]
+
+
+def _long_sorts(mod, lax_mod, a):
+    f, rows, cols = a["f32"], a["rows"], a["cols"]
+    out = [mod.sort(f), mod.argsort(f), mod.argsort(f, descending=True),
+           mod.sort(rows, axis=-1, descending=True), mod.argsort(rows, axis=-1),
+           mod.sort(cols, axis=0), mod.argsort(cols, axis=0), mod.argsort(rows, axis=None),
+           mod.sort(a["bf16"]), mod.argsort(a["i8"]), mod.argsort(a["i8"], descending=True),
+           mod.argsort(a["bool"]), mod.argsort(a["bool"], descending=True), mod.sort(a["c64"]),
+           mod.argsort(a["c64"], descending=True)]
+    ties = (a["i8"] % 3).astype(np.int32)
+    out += list(lax_mod.sort((ties, a["i8"].astype(np.float32) / 4, f[:6000]), num_keys=2))
+    out += list(lax_mod.sort_key_val(a["u32"], rows[0]))
+    out += list(lax_mod.top_k(mod.where(mod.isnan(rows), NAN, rows), 5))  # no negative NaN
+    return out
+
+
+def test_long_sorts_match_jax_and_numpy():
+    """One compiled function: every long sort through the network, against JAX bit for bit,
+    and the real-valued ones against NumPy's stable sort."""
+    names = sorted(LONG)
+    args = [LONG[n] for n in names]
+    got, (keys, perm) = irax.jit(lambda *a: (
+        _long_sorts(jnp, lax, dict(zip(names, a))),
+        lax.sort_key_val(a[names.index("rows")][1], jnp.arange(5000), is_stable=False)))(*args)
+    want = _long_sorts(jjnp, jax.lax, LONG)
+    assert len(got) == len(want)
+    # unstable: any order of equal keys (-0.0 and +0.0 are equal), a permutation along
+    np.testing.assert_array_equal(keys, np.sort(LONG["rows"][1]))
+    same(np.sort(perm), np.arange(5000, dtype=np.int32))
+    same(keys, LONG["rows"][1][perm])
+    for i, (g, w) in enumerate(zip(got, want)):
+        same(g, w, f"long output {i}")
+    f = LONG["f32"]
+    same(got[1], np.argsort(f, kind="stable").astype(np.int32), "argsort vs numpy")
+    same(got[0], f[np.argsort(f, kind="stable")], "sort vs numpy")
+    same(got[4], np.argsort(LONG["rows"], axis=-1, kind="stable").astype(np.int32))
+    same(got[6], np.argsort(LONG["cols"], axis=0, kind="stable").astype(np.int32))
+    same(got[8], LONG["bf16"][np.argsort(LONG["bf16"].astype(np.float32), kind="stable")])
+    for name in names:  # the network runs on its own buffers
+        same(args[names.index(name)], LONG[name], name)
+
+
+def test_long_sort_lowers_to_a_network():
+    """A long sort is a while loop of gathers and selects; ``argsort``'s positions operand
+    is not carried (the network's own position key is the result); a short one stays a
+    ``stablehlo.sort``."""
+    text = irax.jit(jnp.argsort).lower(LONG["f32"]).as_text("stablehlo")
+    assert "stablehlo.sort" not in text
+    assert text.count("stablehlo.while") == 1
+    assert text.count('"stablehlo.gather"') == 2  # the keys and the positions
+    short = irax.jit(jnp.argsort).lower(CASES["f32"]).as_text("stablehlo")
+    assert "stablehlo.sort" in short and "stablehlo.while" not in short
+
+
+def test_network_threshold():
+    from irax.lowering.sort_network import NETWORK_MIN_WORK, use_network
+
+    assert NETWORK_MIN_WORK == 1 << 15
+    assert use_network((256,), 0) and not use_network((128,), 0)
+    assert use_network((100, 32), 1) and not use_network((32, 10), 0)
+    assert not use_network((1 << 20, 1), 1)
+
+
+def test_long_sort_vmap_grad_and_permutation_match_jax():
+    """vmap over rows, a derivative through a long sort (the tangent follows the sort's
+    permutation) and ``random.permutation`` of 60000 (JAX's shuffle: two rounds of 32-bit
+    keys), all under one jit."""
+    import irax.random as R
+
+    rows = LONG["rows"][:, :3000]
+    w = np.random.default_rng(8).standard_normal(rows.shape[1]).astype(np.float32)
+    x = np.nan_to_num(rows[0], nan=1.5)
+
+    def f(rmod, vmap, grad, np_mod, rows, w, x, key):
+        return (vmap(lambda r: np_mod.argsort(r, descending=True))(rows),
+                grad(lambda x: np_mod.sum(np_mod.sort(x) * w))(x),
+                rmod.permutation(key, 60000))
+
+    got = irax.jit(lambda *a: f(R, irax.vmap, irax.grad, jnp, *a))(rows, w, x, R.PRNGKey(3))
+    want = f(jax.random, jax.vmap, jax.grad, jjnp, rows, w, x, jax.random.PRNGKey(3))
+    for g, v in zip(got, want):
+        same(g, v)
+
+
+def test_long_x64_sorts_match_jax(x64):
+    jax.config.update("jax_enable_x64", True)
+    try:
+        x = _long(5000, np.float64)
+        i = np.random.default_rng(9).integers(-2 ** 40, 2 ** 40, 5000)
+        got = irax.jit(lambda x, i: (jnp.argsort(x), jnp.sort(x, descending=True),
+                                     lax.sort_key_val(i, x)))(x, i)
+        want = (jjnp.argsort(x), jjnp.sort(x, descending=True), jax.lax.sort_key_val(i, x))
+        for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+            same(g, w)
+        assert got[0].dtype == np.int64
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
 # ---- vmap ---------------------------------------------------------------------------------------
 def _batched(vmap, x3, k2, v1):
     return [

@@ -62,6 +62,69 @@ func.func @complex_bf16(%a: tensor<3xcomplex<f32>>, %b: tensor<3xbf16>) -> (tens
 
 // -----
 
+// A long sort (rows * n * n >= 2^15) is a bitonic sorting network: the keys padded to a
+// power of two with NaN (sorts last), the positions as the last key, one while loop over
+// the stages (k, j); each stage gathers the partner i ^ j of every lane and keeps it where
+// (partner < self) xor flip, flip = popcount(i & (j | k)) odd. The iota operand is not
+// carried: its result is the network's position key.
+// CHECK-LABEL: func.func @long_argsort
+// CHECK-NOT: stablehlo.sort
+// CHECK: %[[NAN:.*]] = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+// CHECK: stablehlo.pad %{{.*}}, %[[NAN]], low = [0, 0, 0], high = [0, 212, 0], interior = [0, 0, 0] : (tensor<1x300x1xf32>, tensor<f32>) -> tensor<1x512x1xf32>
+// CHECK: stablehlo.iota dim = 1 : tensor<1x512x1xi32>
+// CHECK: stablehlo.while(%[[K:[^ ]+]] = %{{[^ ]+}}, %[[J:[^ ]+]] = %{{[^ ]+}}, %[[X:[^ ]+]] = %{{[^ ]+}}, %[[I:[^ ]+]] = %{{[^ ]+}}) : tensor<i32>, tensor<i32>, tensor<512xf32>, tensor<512xi32>
+// CHECK: stablehlo.compare LE, %[[K]], %{{.*}} : (tensor<i32>, tensor<i32>) -> tensor<i1>
+// CHECK: %[[JK:.*]] = stablehlo.or %[[J]], %[[K]] : tensor<i32>
+// CHECK: stablehlo.popcnt
+// CHECK: %[[JW:.*]] = stablehlo.broadcast_in_dim %[[J]], dims = [] : (tensor<i32>) -> tensor<512xi32>
+// CHECK: %[[P:.*]] = stablehlo.xor %{{.*}}, %[[JW]] : tensor<512xi32>
+// CHECK: %[[PX:.*]] = "stablehlo.gather"(%[[X]],
+// CHECK: %[[PI:.*]] = "stablehlo.gather"(%[[I]],
+// CHECK-DAG: stablehlo.compare LT, %[[PI]], %[[I]], SIGNED
+// CHECK-DAG: stablehlo.compare LT, %[[PX]], %[[X]], FLOAT
+// CHECK: %[[TAKE:.*]] = stablehlo.xor %{{.*}}, %{{.*}} : tensor<512xi1>
+// CHECK: stablehlo.select %[[TAKE]], %[[PX]], %[[X]] : tensor<512xi1>, tensor<512xf32>
+// CHECK: stablehlo.select %[[TAKE]], %[[PI]], %[[I]] : tensor<512xi1>, tensor<512xi32>
+// CHECK: stablehlo.slice %{{.*}} [0:1, 0:300, 0:1] : (tensor<1x512x1xi32>) -> tensor<1x300x1xi32>
+func.func @long_argsort(%x: tensor<300xf32>) -> tensor<300xi32> {
+  %i = "irax.iota"() {shape = array<i64: 300>, dtype = i32, dimension = 0} : () -> tensor<300xi32>
+  %0:2 = "irax.sort"(%x, %i) {dimension = 0 : i64, is_stable = true} : (tensor<300xf32>, tensor<300xi32>) -> (tensor<300xf32>, tensor<300xi32>)
+  return %0#1 : tensor<300xi32>
+}
+
+// -----
+
+// Batched rows: every row sorted at once in one flat [rows * N] lane per operand; complex
+// keys travel as (real, imag) lanes (IREE crashes padding complex numbers), bfloat16 as
+// int16 bits; an unstable sort also gets the position key.
+// CHECK-LABEL: func.func @long_rows
+// CHECK-DAG: %[[RE:.*]] = stablehlo.real %{{.*}} : (tensor<4x200x1xcomplex<f32>>) -> tensor<4x200x1xf32>
+// CHECK-DAG: %[[IM:.*]] = stablehlo.imag %{{.*}} : (tensor<4x200x1xcomplex<f32>>) -> tensor<4x200x1xf32>
+// CHECK: stablehlo.while({{.*}}) : tensor<i32>, tensor<i32>, tensor<1024xf32>, tensor<1024xf32>, tensor<1024xi16>, tensor<1024xi32>
+// CHECK: %[[C:.*]] = stablehlo.complex %{{.*}}, %{{.*}} : tensor<4x200x1xcomplex<f32>>
+// CHECK: stablehlo.reshape %[[C]] : (tensor<4x200x1xcomplex<f32>>) -> tensor<4x200xcomplex<f32>>
+// CHECK: stablehlo.bitcast_convert %{{.*}} : (tensor<4x200xi16>) -> tensor<4x200xbf16>
+func.func @long_rows(%a: tensor<4x200xcomplex<f32>>, %b: tensor<4x200xbf16>) -> (tensor<4x200xcomplex<f32>>, tensor<4x200xbf16>) {
+  %0:2 = "irax.sort"(%a, %b) {dimension = 1 : i64, is_stable = false} : (tensor<4x200xcomplex<f32>>, tensor<4x200xbf16>) -> (tensor<4x200xcomplex<f32>>, tensor<4x200xbf16>)
+  return %0#0, %0#1 : tensor<4x200xcomplex<f32>>, tensor<4x200xbf16>
+}
+
+// -----
+
+// The threshold: 181 * 181 < 2^15 <= 182 * 182.
+// CHECK-LABEL: func.func @threshold
+// CHECK: "stablehlo.sort"(%{{.*}}, %{{.*}}) <{dimension = 0 : i64, is_stable = true}>
+// CHECK: }) : (tensor<181xf32>, tensor<181xi32>) -> (tensor<181xf32>, tensor<181xi32>)
+// CHECK: stablehlo.while
+// CHECK-SAME: tensor<256xf32>, tensor<256xi32>
+func.func @threshold(%a: tensor<181xf32>, %b: tensor<182xf32>) -> (tensor<181xf32>, tensor<182xf32>) {
+  %0 = "irax.sort"(%a) {dimension = 0 : i64, is_stable = true} : (tensor<181xf32>) -> tensor<181xf32>
+  %1 = "irax.sort"(%b) {dimension = 0 : i64, is_stable = true} : (tensor<182xf32>) -> tensor<182xf32>
+  return %0, %1 : tensor<181xf32>, tensor<182xf32>
+}
+
+// -----
+
 func.func @mismatched_shapes(%a: tensor<3xf32>, %b: tensor<4xi32>) -> (tensor<3xf32>, tensor<4xi32>) {
   // expected-error @+1 {{'irax.sort' op expected operands of one shape, but got float32[3] and int32[4]}}
   %0:2 = "irax.sort"(%a, %b) {dimension = 0 : i64, is_stable = true} : (tensor<3xf32>, tensor<4xi32>) -> (tensor<3xf32>, tensor<4xi32>)
