@@ -254,6 +254,10 @@ def bind(op_cls, *args, **attrs):
     Returns one value for single-result ops, else a list.
     """
     trace = find_trace(args)
+    if trace is None and not args and _STACK and not _STACK[-1].concrete:
+        # an op without operands (iota) is part of the program being traced, as in JAX:
+        # computed by the compiled code instead of embedded as a constant
+        trace = _STACK[-1]
     outs = trace.emit(op_cls, args, attrs) if trace is not None else _eager(op_cls, args, attrs)
     return outs[0] if len(outs) == 1 else outs
 
