@@ -12,16 +12,18 @@ from irax ops, so it runs eagerly, under ``irax.jit`` and under ``irax.vmap`` (m
 batch of keys). Keys, splits and bits are bit-identical to JAX's; floats are equal or
 within a few ulp (transcendental functions differ between XLA, IREE and NumPy).
 
-Samplers with data-dependent loops (gamma and its family, poisson) run JAX's rejection
-loops as ``lax.while_loop``s under jit/vmap (a Python loop over the same body eagerly),
-with JAX's key sequence and no limit on the rounds; gamma's derivative with respect to
-its shape parameter is JAX's implicit one (see ``_gamma``, ``_discrete``). Sorting
-samplers (permutation, choice and categorical without replacement) see ``_sort``;
-``multivariate_normal`` with a traced covariance and ``method='eigh'``/``'svd'`` see
-``_matrix``. ``gumbel``, ``categorical`` and ``choice`` take JAX's ``mode`` (default from
+Samplers with data-dependent loops (gamma and its family, poisson, binomial and
+multinomial) run JAX's rejection loops as ``lax.while_loop``s under jit/vmap (a Python
+loop over the same body eagerly), with JAX's key sequence and no limit on the rounds;
+gamma's derivative with respect to its shape parameter is JAX's implicit one (see
+``_gamma``, ``_discrete``, ``_binomial``). Sorting samplers (permutation, choice and
+categorical without replacement) see ``_sort``; ``multivariate_normal`` with a traced
+covariance and ``method='eigh'``/``'svd'`` see ``_matrix``. ``gumbel``, ``categorical``
+and ``choice`` take JAX's ``mode`` (default from
 ``irax.config.jax_high_dynamic_range_gumbel``).
 """
 
+from irax.random._binomial import binomial, multinomial  # noqa: F401
 from irax.random._continuous import (  # noqa: F401
     bernoulli,
     bits,
