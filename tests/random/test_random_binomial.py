@@ -15,7 +15,6 @@ import pytest
 
 import irax
 import irax.random as R
-from irax.config import config
 
 jax = pytest.importorskip("jax")
 jr = jax.random
@@ -54,23 +53,6 @@ CASES = {
     "multinomial_int": lambda r, k: r.multinomial(k, 25, P3, shape=(3, 3), dtype=np.int32),
     "multinomial_empty": lambda r, k: r.multinomial(k, 5.0, np.ones((2, 0), F32)),
 }
-
-
-@pytest.fixture
-def jax_config():
-    """Sets the same flags in JAX and irax; restores both."""
-    saved = {n: (getattr(jax.config, n), config.read(n))
-             for n in ("jax_threefry_partitionable", "jax_enable_x64")}
-
-    def set_flags(**flags):
-        for n, v in flags.items():
-            jax.config.update(n, v)
-            config.update(n, v)
-
-    yield set_flags
-    for n, (jv, iv) in saved.items():
-        jax.config.update(n, jv)
-        config.update(n, iv)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import pytest
 
 import irax
 import irax.random as R
-from irax.config import config
 
 jax = pytest.importorskip("jax")
 jr = jax.random
@@ -114,23 +113,6 @@ JIT_CHEAP = [n for n in CASES if n not in (
     "multivariate_normal_svd")]
 
 SEEDS = (0, 1, 42)
-
-
-@pytest.fixture
-def jax_config():
-    """Sets the same flags in JAX and irax; restores both."""
-    saved = {n: (getattr(jax.config, n), config.read(n))
-             for n in ("jax_threefry_partitionable", "jax_enable_x64")}
-
-    def set_flags(**flags):
-        for n, v in flags.items():
-            jax.config.update(n, v)
-            config.update(n, v)
-
-    yield set_flags
-    for n, (jv, iv) in saved.items():
-        jax.config.update(n, jv)
-        config.update(n, iv)
 
 
 def assert_matches(got, want, tol, what):
