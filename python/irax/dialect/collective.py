@@ -241,7 +241,6 @@ class PsumScatter(Linear, Collective):
         return (b.all_gather(ct, axis_name=axis_name, axis=scatter_dimension, tiled=tiled,
                              axis_size=axis_size),)
 
-
     @classmethod
     def batch_named(cls, b, x, d, *, axis_name, scatter_dimension, tiled, axis_size):
         """The total has the per-example shape; its ``scatter_dimension`` (split into
