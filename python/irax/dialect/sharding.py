@@ -35,10 +35,15 @@ class Pmap(Vmap):
     keeps_own_rules = True
 
     @classmethod
-    def _check(cls, ins, outs, in_axes, out_axes, axis_size, devices=None):
-        super()._check(ins, outs, in_axes, out_axes, axis_size)
-        if devices is not None and len(devices) != axis_size:
-            raise OpError(f"expected {axis_size} device ordinals, but got {len(devices)}")
+    def result_avals(cls, ins, outs, *, devices, axis_size, **attrs):
+        """Vmap's result types, once ``devices`` names one device per example."""
+        if len(devices) != axis_size:
+            raise OpError(f"expected {axis_size} device ordinals (one per example), but got "
+                          f"{len(devices)}")
+        if any(d < 0 for d in devices) or len(set(devices)) != len(devices):
+            raise OpError(f"expected distinct non-negative device ordinals, but got "
+                          f"{list(devices)}")
+        return super().result_avals(ins, outs, axis_size=axis_size, **attrs)
 
     @classmethod
     def expand(cls, ctx, op, **attrs):

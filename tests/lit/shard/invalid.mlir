@@ -1,0 +1,40 @@
+// RUN: irax-opt %s --split-input-file --verify-diagnostics
+
+func.func @too_few_devices(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'irax.pmap' op expected 2 device ordinals (one per example), but got 1}}
+  %r = "irax.pmap"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 2 : i64, axis_name = "i", devices = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @repeated_device(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @+1 {{'irax.pmap' op expected distinct non-negative device ordinals, but got [1, 1]}}
+  %r = "irax.pmap"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 2 : i64, axis_name = "i", devices = array<i64: 1, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @wrong_result(%x: tensor<2x3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'irax.pmap' op result types (float32[3]) do not match the expected (float32[2,3]) for @f}}
+  %r = "irax.pmap"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 2 : i64, axis_name = "i", devices = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @negative_device(%x: tensor<3xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'irax.transfer' op expected a non-negative device ordinal, but got -1}}
+  %r = "irax.transfer"(%x) {device = -1 : i64} : (tensor<3xf32>) -> tensor<3xf32>
+  return %r : tensor<3xf32>
+}
