@@ -67,23 +67,25 @@ def compile_entry(entry, device, name: str) -> None:
     module = module_at_stage(entry, "stablehlo")
     _mark_donations(module, entry)
     n = num_devices(module)
-    group = program_devices(device, n)
+    group = program_devices(device, n, name)
     vmfb = compile_module(module, target_for_platform(device.platform, n), name)
     entry.executable = Executable(vmfb, group[0] if group else device,
                                   [a.dtype for a in entry.out_avals], devices=group)
     entry.device = group[0] if group else device
 
 
-def program_devices(device, n: int) -> list:
+def program_devices(device, n: int, name: str) -> list:
     """The devices a program placing values on ``n`` devices runs on: the first ``n`` of
-    ``device``'s platform (``@dev0`` is where arguments and results live)."""
+    ``device``'s platform (``@dev0`` is where arguments and results live). ``name``: the
+    jitted function, for the error."""
     if not n:
         return []
     from irax.runtime import devices
 
     available = devices.devices(device.platform)
     if n > len(available):
-        raise ValueError(f"irax: the program needs {n} {device.platform} devices, but only "
+        raise ValueError(f"irax.jit({name}): the compiled program needs {n} "
+                         f"{device.platform} devices, but only "
                          f"{len(available)} are available (irax.config.update("
                          "'jax_num_cpu_devices', N) creates N CPU devices)")
     return available[:n]

@@ -198,3 +198,16 @@ def test_errors():
         irax.pmap(jnp.sin, devices=[0, 1])(np.ones((2,), np.float32))
     with pytest.raises(TypeError, match="pmap expected a callable"):
         irax.pmap(3)
+
+
+def test_compiling_for_more_devices_than_exist_is_an_error():
+    from irax.config import config
+
+    lowered = irax.jit(irax.pmap(jnp.sin)).lower(np.ones((N, 2), np.float32))
+    config.update("jax_num_cpu_devices", 2)
+    try:
+        with pytest.raises(ValueError, match=r"irax.jit\(sin\): the compiled program needs 4 "
+                                             r"cpu devices, but only 2 are available"):
+            lowered.compile()
+    finally:
+        config.update("jax_num_cpu_devices", N)
