@@ -139,7 +139,7 @@ def _evaluate_eagerly(module, op_cls, operands, result_avals, attrs) -> list[np.
     ir = mlir.ir()
     with mlir.context(), mlir.unknown_loc():
         scratch = ir.Module.create()
-        for fn in _reachable(module, attrs["callee"]):
+        for fn in funcs.reachable_functions(module, attrs["callee"]):
             fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
         main, block = funcs.create_function(scratch, funcs.unique_name(scratch, "main"),
                                             [a for a, _ in pairs], private=False)
@@ -161,7 +161,7 @@ def import_functions(src, name: str, dst) -> str:
     renames = {}
     clones = []
     with mlir.context(), mlir.unknown_loc():
-        for fn in _reachable(src, name):
+        for fn in funcs.reachable_functions(src, name):
             old = funcs.symbol_name(fn)
             new = funcs.unique_name(dst, old)
             clone = fn.operation.clone(ip=ir.InsertionPoint(dst.body))
@@ -173,45 +173,6 @@ def import_functions(src, name: str, dst) -> str:
                 if old != new:
                     ir.SymbolTable.replace_all_symbol_uses(old, new, clone)
     return renames[name]
-
-
-def _reachable(module, name: str) -> list:
-    """Finished functions of ``module`` reachable from ``@name`` through symbol refs."""
-    from irax.dialect import funcs, mlir
-
-    ir = mlir.ir()
-    table = funcs.symbol_table(module)
-    seen, order, todo = set(), [], [name]
-    while todo:
-        n = todo.pop()
-        if n in seen or n not in table:
-            continue
-        seen.add(n)
-        fn = table[n]
-        order.append(fn)
-
-        def visit(op):
-            todo.extend(_symbol_refs(op))
-            return ir.WalkResult.ADVANCE
-
-        fn.operation.walk(visit)
-    return order
-
-
-def _symbol_refs(op) -> list[str]:
-    """Function names an op references: its class's symbol attributes (``func.call``'s
-    callee too). Other attributes are never decoded."""
-    from irax.dialect import attrs as A
-    from irax.dialect.base import lookup
-
-    if op.name == "func.call":
-        return [A.Symbol.decode(op.attributes["callee"])]
-    cls = lookup(op.name)
-    if cls is None:
-        return []
-    named = op.attributes
-    return [A.Symbol.decode(named[k]) for k, kind in cls.attributes.items()
-            if kind is A.Symbol and k in named]
 
 
 def flatten_args(args, kwargs):

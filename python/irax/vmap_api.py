@@ -235,7 +235,7 @@ def _output_batch_dims(callee, in_dims, size, axis_name):
     from irax.errors import IRError
     from irax.passes import run_pipeline
     from irax.passes.expand import ExpandContext
-    from irax.transform_call import EAGER_PIPELINE, _reachable
+    from irax.transform_call import EAGER_PIPELINE
     from irax.vectorize.batch import batch_body
     from irax.vectorize.builder import BatchBuilder
 
@@ -243,7 +243,7 @@ def _output_batch_dims(callee, in_dims, size, axis_name):
     ir = mlir.ir()
     with mlir.context(), mlir.unknown_loc():
         scratch = ir.Module.create()
-        for fn in _reachable(callee.trace.module, callee.name):
+        for fn in funcs.reachable_functions(callee.trace.module, callee.name):
             fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
         try:
             run_pipeline(scratch, EAGER_PIPELINE)

@@ -82,3 +82,41 @@ def function_blocks(module):
 
 def body_ops(fn):
     return list(fn.regions[0].blocks[0].operations)
+
+
+def reachable_functions(module, name: str) -> list:
+    """The functions of ``module`` reachable from ``@name`` through symbol references
+    (``@name`` first)."""
+    ir = mlir.ir()
+    table = symbol_table(module)
+    seen, order, todo = set(), [], [name]
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in table:
+            continue
+        seen.add(n)
+        fn = table[n]
+        order.append(fn)
+
+        def visit(op):
+            todo.extend(symbol_refs(op))
+            return ir.WalkResult.ADVANCE
+
+        fn.operation.walk(visit)
+    return order
+
+
+def symbol_refs(op) -> list[str]:
+    """Function names an op references: its class's symbol attributes (``func.call``'s
+    callee too). Other attributes are never decoded."""
+    from irax.dialect import attrs as A
+    from irax.dialect.base import lookup
+
+    if op.name == "func.call":
+        return [A.Symbol.decode(op.attributes["callee"])]
+    cls = lookup(op.name)
+    if cls is None:
+        return []
+    named = op.attributes
+    return [A.Symbol.decode(named[k]) for k, kind in cls.attributes.items()
+            if kind is A.Symbol and k in named]

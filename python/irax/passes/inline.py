@@ -100,13 +100,12 @@ def is_public(fn) -> bool:
 
 def drop_unreferenced(module) -> None:
     from irax.dialect import funcs
-    from irax.transform_call import _reachable
 
     publics = [funcs.symbol_name(f) for f in module.body.operations
                if f.operation.name == "func.func" and is_public(f)]
     live = set()
     for name in publics:
-        live.update(funcs.symbol_name(f) for f in _reachable(module, name))
+        live.update(funcs.symbol_name(f) for f in funcs.reachable_functions(module, name))
     for fn in list(module.body.operations):
         if fn.operation.name == "func.func" and funcs.symbol_name(fn) not in live:
             fn.operation.erase()

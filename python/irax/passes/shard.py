@@ -167,8 +167,6 @@ def _collective_in_region(ctx, fn, axis_name: str, seen: set) -> bool:
 
 def _mentions_axis(ctx, root, axis_name: str, seen: set) -> bool:
     """Whether ``root`` or anything it calls holds a collective over ``axis_name``."""
-    from irax.transform_call import _symbol_refs
-
     found = []
 
     def visit(op):
@@ -176,7 +174,7 @@ def _mentions_axis(ctx, root, axis_name: str, seen: set) -> bool:
         if cls is not None and issubclass(cls, Collective) and \
                 cls.decode_attrs(op)["axis_name"] == axis_name:
             found.append(op)
-        for ref in _symbol_refs(op):
+        for ref in funcs.symbol_refs(op):
             if ref not in seen:
                 seen.add(ref)
                 if _mentions_axis(ctx, ctx.callee(ref), axis_name, seen):
