@@ -15,7 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irax import tree, tree_util
+from irax import tree
+from irax.core import tree_util as core_tree_util
 from irax.tree_util import (
     DictKey,
     FlattenedIndexKey,
@@ -600,7 +601,7 @@ def test_tree_module_aliases():
     assert tree.map(lambda x: x * 2, [1, (2,)]) == [2, (4,)]
 
 
-@pytest.mark.parametrize("module", [tree_util, tree])
+@pytest.mark.parametrize("module", [core_tree_util, tree])
 def test_doctests(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 0
@@ -650,7 +651,7 @@ def _same(a, b, ordered=True):
 
 def _subtrees(t):
     out = [t]
-    spec = tree_util._spec_of(type(t))
+    spec = core_tree_util._spec_of(type(t))
     if spec is not None:
         for c in spec.flatten(t)[0]:
             out += _subtrees(c)
@@ -715,7 +716,7 @@ def _mutate(t, data):
     """``t`` with a few random subtrees replaced by random trees (a near miss for prefix tests)."""
     if data.draw(st.integers(0, 9)) == 0:
         return data.draw(TREES)
-    spec = tree_util._spec_of(type(t))
+    spec = core_tree_util._spec_of(type(t))
     if spec is None:
         return t
     children, aux = spec.flatten(t)

@@ -8,7 +8,16 @@
 
 from irax import dialect as _dialect  # noqa: F401 - registers the op families
 from irax import errors, ir, random, tree, tree_util  # noqa: F401
-from irax.ad import (  # noqa: F401
+from irax.config import config  # noqa: F401
+from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
+from irax.runtime.array import Array  # noqa: F401
+from irax.runtime.devices import (  # noqa: F401
+    Device,  # noqa: F401
+    default_backend,
+    device_count,
+    devices,
+)
+from irax.transforms.autodiff import (  # noqa: F401
     grad,
     hessian,
     jacfwd,
@@ -18,7 +27,14 @@ from irax.ad import (  # noqa: F401
     value_and_grad,
     vjp,
 )
-from irax.api import (  # noqa: F401
+from irax.transforms.custom_derivatives import (  # noqa: F401
+    checkpoint,
+    checkpoint_policies,
+    custom_jvp,
+    custom_vjp,
+    remat,
+)
+from irax.transforms.jit import (  # noqa: F401
     block_until_ready,
     clear_caches,
     device_get,
@@ -26,24 +42,8 @@ from irax.api import (  # noqa: F401
     eval_shape,
     jit,
 )
-from irax.config import config  # noqa: F401
-from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
-from irax.custom_derivatives import (  # noqa: F401
-    checkpoint,
-    checkpoint_policies,
-    custom_jvp,
-    custom_vjp,
-    remat,
-)
-from irax.pmap_api import pmap  # noqa: F401
-from irax.runtime.array import Array  # noqa: F401
-from irax.runtime.devices import (  # noqa: F401
-    Device,  # noqa: F401
-    default_backend,
-    device_count,
-    devices,
-)
-from irax.vmap_api import vmap  # noqa: F401
+from irax.transforms.shard import pmap  # noqa: F401
+from irax.transforms.vectorize import vmap  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -101,7 +101,7 @@ class IRModule:
     def lower(self):
         """The module lowered to StableHLO (the jit pipeline), as an ``ir.Module``."""
         if self._lowered is None:
-            from irax.pipeline import lower_to_stablehlo
+            from irax.frontend.compile import lower_to_stablehlo
 
             self._lowered = lower_to_stablehlo(self._module)
         return self._lowered
@@ -139,8 +139,8 @@ def load(source, *, entry: str | None = None) -> IRModule:
     """An ``IRModule`` from MLIR text, a path to a ``.mlir`` file, bytecode, an
     ``ir.Module`` or an ``IRModule``. StableHLO is raised to irax ops; the result is
     verified. Invalid input raises ``irax.errors.IRError`` with located diagnostics."""
+    from irax.core.errors import IRError
     from irax.dialect.verifier import verify_module
-    from irax.errors import IRError
     from irax.passes import run_pipeline
 
     if isinstance(source, IRModule):
@@ -168,11 +168,11 @@ def transform(source, kind: str, *, entry: str | None = None, **params) -> IRMod
 
         dmod = irax.ir.transform(jax_text, "grad", argnums=(0, 1))
     """
+    from irax.core.errors import IRError
     from irax.dialect import funcs, mlir
     from irax.dialect.base import OpError, by_method
     from irax.dialect.builder import IRBuilder
     from irax.dialect.transform import TransformOp
-    from irax.errors import IRError
     from irax.passes import PASSES, run_pipeline
 
     op_cls = by_method(kind)
@@ -273,8 +273,8 @@ def _read(source):
 
 
 def _parse(text, filename: str):
+    from irax.core.errors import IRError
     from irax.dialect import mlir
-    from irax.errors import IRError
 
     ir = mlir.ir()
     with mlir.context():
@@ -295,7 +295,7 @@ def _located(loc: str, filename: str) -> str:
 
 
 def _clone(module):
-    from irax.pipeline import clone_module
+    from irax.frontend.compile import clone_module
 
     return clone_module(module)
 

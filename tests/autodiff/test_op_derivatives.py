@@ -14,8 +14,8 @@ import pytest
 
 import irax
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import REGISTRY
+from irax.frontend.trace import bind
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dialect"))
 from op_samples import SAMPLES  # noqa: E402

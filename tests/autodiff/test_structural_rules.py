@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 import irax
-from irax.core.trace import bind
 from irax.dialect import REGISTRY
 from irax.dialect import indexing as I
 from irax.dialect import linalg as L
 from irax.dialect import reduction as R
 from irax.dialect import scatter as SC
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
 
 _rng = np.random.default_rng(0)
 

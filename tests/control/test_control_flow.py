@@ -214,8 +214,8 @@ def test_batched_scan_keeps_the_time_loop():
     f = irax.vmap(lambda xs: lax.scan(lambda c, x: (c + x, c), 0.0, xs)[1])
     xs = np.arange(12, dtype=np.float32).reshape(3, 4)
     np.testing.assert_allclose(f(xs), np.cumsum(xs, 1) - xs)
+    from irax.frontend.compile import clone_module
     from irax.passes import run_pipeline
-    from irax.pipeline import clone_module
 
     module = clone_module(irax.jit(f).lower(xs).compiler_ir("irax"))
     run_pipeline(module, "builtin.module(irax-vectorize, irax-symbol-dce)")
@@ -250,8 +250,8 @@ def test_python_control_flow_on_loop_carry_raises():
 
 def test_simplify_hoists_and_folds_without_changing_results():
     from irax.dialect.interpreter import evaluate_function
+    from irax.frontend.compile import clone_module
     from irax.passes import run_pipeline
-    from irax.pipeline import clone_module
 
     def f(w, x):
         y = lax.while_loop(lambda c: c < 50.0, lambda c: c * jnp.exp(w) + 1.0, x)

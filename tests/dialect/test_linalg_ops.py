@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import irax
-from irax.core.trace import bind
 from irax.dialect import linalg as L
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
 
 bf16 = ml_dtypes.bfloat16
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import irax
-from irax.core.trace import bind
 from irax.dialect import reduction as R
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
 
 bf16 = ml_dtypes.bfloat16
 AXES = [(), (0,), (1,), (0, 1), (2, 0), (0, 1, 2)]

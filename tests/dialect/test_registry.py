@@ -9,10 +9,10 @@ import pytest
 from op_samples import NO_SAMPLE, SAMPLES
 
 import irax
-from irax.core.trace import bind
 from irax.dialect import REGISTRY, Op, mlir
 from irax.dialect.interpreter import evaluate_function
 from irax.dialect.verifier import collect_diagnostics
+from irax.frontend.trace import bind
 
 RULES = ("infer", "evaluate", "lower")
 REGION_RULES = ("verify_regions", "evaluate_regions", "lower_regions")

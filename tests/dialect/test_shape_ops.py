@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import irax
-from irax.core.trace import bind
 from irax.dialect import indexing as I
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
 
 bf16 = ml_dtypes.bfloat16
 DTYPES = [np.float32, np.int32, np.uint8, bf16, np.bool_]

@@ -12,8 +12,8 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import lax
-from irax.core.trace import bind
 from irax.dialect.sorting import Sort
+from irax.frontend.trace import bind
 
 jax = pytest.importorskip("jax")
 jjnp = pytest.importorskip("jax.numpy")

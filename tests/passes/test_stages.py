@@ -8,7 +8,7 @@ import pytest
 
 import irax
 import irax.numpy as jnp
-from irax.pipeline import STAGES
+from irax.frontend.compile import STAGES
 
 
 def _f(w, x):

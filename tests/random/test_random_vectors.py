@@ -92,8 +92,8 @@ def _check(expected, got, exact_floats):
 
 
 def test_threefry_known_answers():
-    from irax.core.trace import bind
     from irax.dialect.random import Threefry2x32, threefry_numpy
+    from irax.frontend.trace import bind
 
     cols = [np.array(c, np.uint32) for c in zip(*[k + x for k, x, _ in KAT])]
     want = [np.array(c, np.uint32) for c in zip(*[y for _, _, y in KAT])]

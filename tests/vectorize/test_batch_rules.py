@@ -21,10 +21,10 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import lax
-from irax.core.trace import bind
 from irax.dialect import REGISTRY
+from irax.frontend.compile import clone_module
+from irax.frontend.trace import bind
 from irax.passes import run_pipeline
-from irax.pipeline import clone_module
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dialect"))
 from op_samples import NO_SAMPLE, SAMPLES  # noqa: E402
@@ -190,7 +190,7 @@ def test_every_op_with_samples_has_a_batch_rule():
     assert not missing, f"ops without a batching rule: {missing}"
     # plain calls are batched by the driver; custom-rule and checkpoint calls batch their
     # callee and rule functions together (so custom derivatives survive vmap)
-    from irax.dialect.autodiff_ops import CallLike
+    from irax.dialect.autodiff import CallLike
     from irax.dialect.control import Call
 
     for name in NO_SAMPLE & set(REGISTRY):
@@ -252,7 +252,7 @@ def _jit_cases(family):
 
 
 _FAMILIES = ["elementwise", "shape", "indexing", "scatter", "reduction", "linalg",
-             "autodiff_ops"]
+             "autodiff"]
 #: cases per jitted function: IREE's compile time grows faster than the function's size
 _CHUNK = 30
 

@@ -469,8 +469,8 @@ def test_unexpanded_collective_cannot_run():
 # ---- documentation --------------------------------------------------------------------------
 def _ir_before_after(fun, *args):
     """The traced IR of ``jit(fun)`` and the same module after irax-vectorize."""
+    from irax.frontend.compile import clone_module
     from irax.passes import run_pipeline
-    from irax.pipeline import clone_module
 
     module = clone_module(irax.jit(fun).lower(*args).compiler_ir("irax"))
     before = str(module).strip()

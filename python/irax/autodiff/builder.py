@@ -96,9 +96,9 @@ class ADBuilder(OpMethods):
     def inline(self, fn, operands) -> list:
         """Emits ``fn``'s body on ``operands`` op by op through this builder, so ops on
         tangents go on the tape in reverse mode. Returns the returned values."""
+        from irax.core.errors import IRError
         from irax.dialect.base import lookup
         from irax.dialect.control import is_plain_call
-        from irax.errors import IRError
 
         block = fn.regions[0].blocks[0]
         env = dict(zip(block.arguments, operands))

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from irax.autodiff.builder import ADBuilder
 from irax.core import dtypes
+from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import is_plain_call
-from irax.errors import IRError
 
 
 def has_tangent(aval) -> bool:

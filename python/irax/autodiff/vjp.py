@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from irax.autodiff.builder import ADBuilder, Lin
 from irax.autodiff.jvp import has_tangent, jvp_op
+from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import is_plain_call
-from irax.errors import IRError
 
 
 def vjp_function(ctx, name: str, wrt: tuple[bool, ...],

@@ -56,9 +56,9 @@ def list_passes() -> str:
 
 def process(text: str, filename: str, args, line_offset: int = 0) -> tuple[str, list[str]]:
     """Parses, verifies and transforms one chunk. Returns (output IR, diagnostics)."""
+    from irax.core.errors import IRError
     from irax.dialect import mlir
     from irax.dialect.verifier import collect_diagnostics
-    from irax.errors import IRError
     from irax.passes.registry import PipelineError, run_pipeline
 
     ir = mlir.ir()

@@ -25,7 +25,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from irax.config import config
+from irax.core.config import config
 
 __all__ = [
     "TypePromotionError", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",

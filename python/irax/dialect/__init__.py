@@ -4,7 +4,7 @@ Importing this package registers every op family.
 """
 
 from irax.dialect import (  # noqa: F401 - each import registers a family
-    autodiff_ops,
+    autodiff,
     collective,
     constant,
     control,
@@ -16,7 +16,7 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     reduction,
     scatter,
     shape,
-    sharding,
+    shard,
     sorting,
     transform,
 )

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
-from irax.errors import IRError
 
 
 class Interpreter:

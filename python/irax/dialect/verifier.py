@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
-from irax.errors import IRError
 
 
 @dataclass

@@ -103,7 +103,6 @@ from irax.lax._shape import (  # noqa: F401
 from irax.lax._sorting import sort, sort_key_val, top_k  # noqa: F401
 
 __all__ = [n for n in dir() if not n.startswith("_")]
-from irax.custom_derivatives import stop_gradient  # noqa: F401,E402
 from irax.lax._control import (  # noqa: F401,E402
     associative_scan,
     cond,
@@ -114,3 +113,4 @@ from irax.lax._control import (  # noqa: F401,E402
     switch,
     while_loop,
 )
+from irax.transforms.custom_derivatives import stop_gradient  # noqa: F401,E402

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax import tree_util
-from irax.core import dtypes
+from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray
-from irax.core.trace import _STACK, Trace, bind
 from irax.dialect.control_flow import Cond, Scan, While
-from irax.transform_call import (
+from irax.frontend.callee import (
     fun_name,
     fun_symbol,
     leaf_aval_and_value,
     trace_callee,
 )
+from irax.frontend.trace import _STACK, Trace, bind
 
 
 def _avals(leaves):
@@ -40,8 +39,8 @@ def _run(build, operands, api: str):
         outs = build([t.add_argument(a) for a, _ in pairs])
         t.finish(outs)
         out_avals = t.out_avals
+    from irax.frontend.callee import EAGER_PIPELINE
     from irax.passes import run_pipeline
-    from irax.transform_call import EAGER_PIPELINE
 
     run_pipeline(t.module, EAGER_PIPELINE)  # transformations inside loop bodies
     values = evaluate_function(t.module, "main", [v for _, v in pairs])
@@ -234,7 +233,7 @@ def fori_loop(lower, upper, body_fun, init_val):
 
 
 def _traced(*xs) -> bool:
-    from irax.core.tracer import Tracer
+    from irax.frontend.tracer import Tracer
 
     return any(isinstance(x, Tracer) and x._concrete is None for x in xs)
 
@@ -308,7 +307,7 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 - JAX's name
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
     import irax.numpy as jnp
-    from irax.vmap_api import vmap
+    from irax.transforms.vectorize import vmap
 
     leaves, tree = tree_util.tree_flatten(xs)
     n = leaves[0].shape[0]

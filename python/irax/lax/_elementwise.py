@@ -17,8 +17,8 @@ import enum
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax import _util as U
 
 # Kind names as JAX's messages spell them.

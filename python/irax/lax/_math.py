@@ -16,8 +16,8 @@ import functools
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax import _util as U
 from irax.lax._elementwise import COMPLEX, FLOAT, prepare
 

@@ -17,9 +17,9 @@ import operator
 
 import numpy as np
 
-from irax import tree_util
-from irax.core.trace import current_trace
+from irax.core import tree_util
 from irax.dialect import collective as C
+from irax.frontend.trace import current_trace
 from irax.lax import _util as U
 
 
@@ -31,7 +31,7 @@ def _names(axis_name) -> tuple:
 
 
 def _size(name) -> int:
-    from irax.vmap_api import bound_axis_size
+    from irax.transforms.vectorize import bound_axis_size
 
     return bound_axis_size(name)
 

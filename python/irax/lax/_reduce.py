@@ -12,9 +12,9 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import linalg as L
 from irax.dialect import reduction as R
+from irax.frontend.trace import bind
 from irax.lax import _util as U
 from irax.lax._elementwise import BOOL, COMPLEX, FLOAT, INT, check_kind
 

@@ -15,10 +15,10 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
-from irax.core.tracer import Tracer
 from irax.dialect import elementwise as E
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
+from irax.frontend.tracer import Tracer
 from irax.lax import _util as U
 from irax.lax._elementwise import resolve_scalars
 

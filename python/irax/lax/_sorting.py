@@ -15,9 +15,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
 from irax.dialect.sorting import Sort
+from irax.frontend.trace import bind
 from irax.lax import _util as U
 from irax.lax._shape import broadcasted_iota, rev
 from irax.lax._shape import slice as slice_

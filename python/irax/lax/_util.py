@@ -17,10 +17,10 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
-from irax.core.trace import bind
-from irax.core.tracer import Tracer
 from irax.dialect import elementwise as E
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
+from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array
 
 _PY_SCALARS = (bool, int, float, complex)

@@ -12,9 +12,9 @@ After:
 
 from __future__ import annotations
 
+from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError
-from irax.errors import IRError
 from irax.lowering.builder import LoweringBuilder
 
 _state: dict = {}

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.tracer import Tracer
+from irax.core.errors import ConcretizationTypeError
 from irax.dialect.elementwise import convert_array
-from irax.errors import ConcretizationTypeError
+from irax.frontend.tracer import Tracer
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U

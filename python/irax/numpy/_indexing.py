@@ -18,11 +18,11 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
-from irax.core.tracer import Tracer
+from irax.core.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
 from irax.dialect import elementwise as E
 from irax.dialect import shape as S
-from irax.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
+from irax.frontend.trace import bind
+from irax.frontend.tracer import Tracer
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U

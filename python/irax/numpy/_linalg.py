@@ -14,8 +14,8 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax import _reduce as LR
 from irax.lax import _shape as LS
 from irax.lax import _util as LU

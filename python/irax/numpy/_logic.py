@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax._elementwise import check_kind
 from irax.numpy import _util as U
 from irax.numpy._math import isinf, isnan

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax import _math as M
 from irax.lax._elementwise import conj_raw
 from irax.numpy import _util as U

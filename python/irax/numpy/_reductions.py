@@ -16,9 +16,9 @@ import builtins
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
 from irax.dialect import reduction as R
+from irax.frontend.trace import bind
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U

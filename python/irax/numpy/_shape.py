@@ -13,8 +13,8 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import shape as S
+from irax.frontend.trace import bind
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax import _shape as LS
 from irax.lax import _sorting as LSort
 from irax.lax import _util as LU

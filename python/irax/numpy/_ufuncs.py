@@ -13,9 +13,9 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
-from irax.core.tracer import Tracer
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
+from irax.frontend.tracer import Tracer
 from irax.lax._elementwise import check_kind, integer_pow_raw
 from irax.numpy import _util as U
 from irax.numpy._util import cmp, const, select

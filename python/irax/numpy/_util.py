@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.trace import bind
 from irax.dialect import elementwise as E
+from irax.frontend.trace import bind
 from irax.lax import _util as U
 
 aval_of = U.aval_of

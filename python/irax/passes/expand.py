@@ -16,12 +16,12 @@ After (irax-expand-transforms):
 
 from __future__ import annotations
 
+from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import Call
 from irax.dialect.transform import TransformOp
-from irax.errors import IRError
 
 
 class ExpandContext:

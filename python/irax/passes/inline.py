@@ -40,8 +40,8 @@ def _callee(op) -> str:
 
 def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
     """Inlines every call in ``fn`` (recursively, callees first); returns how many."""
+    from irax.core.errors import IRError
     from irax.dialect import funcs
-    from irax.errors import IRError
 
     count = 0
     if depth > limit:

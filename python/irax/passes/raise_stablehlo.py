@@ -56,8 +56,8 @@ class RaiseStableHLO(ModulePass):
 
     def run(self, module) -> None:
         import irax.dialect  # noqa: F401 - every op family registered
+        from irax.core.errors import IRError
         from irax.dialect.verifier import verify_module
-        from irax.errors import IRError
 
         _legalize_chlo(module)
         _drop_frontend_attributes(module)

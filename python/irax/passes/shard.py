@@ -26,13 +26,13 @@ equivalent vmap instead (same values, computed on one device).
 
 from __future__ import annotations
 
+from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.collective import Collective
 from irax.dialect.control import is_plain_call
 from irax.dialect.transform import _insert
-from irax.errors import IRError
 from irax.passes.registry import ModulePass, register_pass
 from irax.vectorize.builder import BatchBuilder
 

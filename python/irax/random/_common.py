@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax import lax, tree_util
+from irax import lax
 from irax import numpy as jnp
-from irax.core import dtypes
-from irax.core.tracer import Tracer
+from irax.core import dtypes, tree_util
+from irax.frontend.tracer import Tracer
 from irax.lax import _util as lu
 
 

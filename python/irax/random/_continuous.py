@@ -12,8 +12,8 @@ import numpy as np
 
 from irax import lax
 from irax import numpy as jnp
-from irax.config import config
 from irax.core import dtypes
+from irax.core.config import config
 from irax.lax import _util as lu
 from irax.random import _prng
 from irax.random._common import (

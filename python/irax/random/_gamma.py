@@ -22,7 +22,6 @@ import numpy as np
 
 from irax import lax
 from irax import numpy as jnp
-from irax.custom_derivatives import custom_jvp
 from irax.lax import _util as lu
 from irax.random import _prng
 from irax.random._common import (
@@ -47,6 +46,7 @@ from irax.random._continuous import (
 )
 from irax.random._keys import key_words
 from irax.random._special import random_gamma_grad
+from irax.transforms.custom_derivatives import custom_jvp
 
 
 def element_keys(keys, shape):

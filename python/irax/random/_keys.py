@@ -16,12 +16,12 @@ import numpy as np
 
 from irax import lax
 from irax import numpy as jnp
-from irax.config import config
 from irax.core import dtypes
-from irax.core.tracer import Tracer
+from irax.core.config import config
+from irax.core.tree_util import register_pytree_node
+from irax.frontend.tracer import Tracer
 from irax.random import _prng
 from irax.runtime.array import Array
-from irax.tree_util import register_pytree_node
 
 IMPL = "threefry2x32"
 

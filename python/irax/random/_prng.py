@@ -24,9 +24,9 @@ import math
 import numpy as np
 
 from irax import lax
-from irax.config import config
-from irax.core.trace import bind
+from irax.core.config import config
 from irax.dialect.random import Threefry2x32
+from irax.frontend.trace import bind
 
 U32 = np.dtype(np.uint32)
 UINT_DTYPES = {8: np.dtype(np.uint8), 16: np.dtype(np.uint16), 32: U32,

@@ -15,7 +15,7 @@ import struct
 import tempfile
 from pathlib import Path
 
-from irax.config import config
+from irax.core.config import config
 
 log = logging.getLogger("irax")
 _MAGIC = b"IRAXVMFB\x01"

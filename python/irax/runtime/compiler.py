@@ -15,8 +15,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from irax.config import config
-from irax.errors import CompilationError
+from irax.core.config import config
+from irax.core.errors import CompilationError
 from irax.runtime import cache
 
 log = logging.getLogger("irax")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from irax.config import config
+from irax.core.config import config
 
 _PLATFORM_DRIVERS = {"cpu": "local-task", "cuda": "cuda", "vulkan": "vulkan"}
 _state: dict = {}

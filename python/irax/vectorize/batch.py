@@ -13,10 +13,10 @@ dimensions (at least one is not None).
 
 from __future__ import annotations
 
+from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
-from irax.errors import IRError
 from irax.vectorize.builder import BatchBuilder
 
 

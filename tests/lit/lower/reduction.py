@@ -4,7 +4,7 @@ import ml_dtypes
 import numpy as np
 
 import irax
-from irax.core.trace import bind
+from irax.frontend.trace import bind
 from irax.dialect import reduction as R
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 import irax
-from irax.core.trace import bind
+from irax.frontend.trace import bind
 from irax.dialect import indexing as I
 from irax.dialect import shape as S
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from irax.core.abstract import ShapedArray
 from irax.core.array_methods import ArrayMethods
-from irax.errors import (
+from irax.core.errors import (
     ConcretizationTypeError,
     TracerArrayConversionError,
     TracerBoolConversionError,

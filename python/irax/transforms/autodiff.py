@@ -13,11 +13,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from irax import tree_util
-from irax.core import dtypes
+from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray
 from irax.dialect.transform import Grad, Jvp, ValueAndGrad, Vjp
-from irax.transform_call import (
+from irax.frontend.callee import (
     apply_transform,
     flatten_args,
     fun_origin,
@@ -331,7 +330,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
     def jacfun(*args):
         import irax.numpy as jnp
-        from irax.vmap_api import vmap
+        from irax.transforms.vectorize import vmap
 
         single, nums = _argnums_tuple(argnums, len(args), "jacfwd")
         wrt = tuple(args[i] for i in nums)
@@ -371,7 +370,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
 
     def jacfun(*args):
         import irax.numpy as jnp
-        from irax.vmap_api import vmap
+        from irax.transforms.vectorize import vmap
 
         single, nums = _argnums_tuple(argnums, len(args), "jacrev")
         wrt = tuple(args[i] for i in nums)

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from irax import tree_util
-from irax.core.trace import _STACK, Trace, concrete_value
-from irax.core.tracer import Tracer
+from irax.core import tree_util
+from irax.frontend.trace import _STACK, Trace, concrete_value
+from irax.frontend.tracer import Tracer
 
 EAGER_PIPELINE = "builtin.module(irax-expand-transforms, irax-shard)"
 

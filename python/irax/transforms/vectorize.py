@@ -12,9 +12,9 @@ import functools
 import inspect
 from typing import Any, Callable
 
-from irax import tree_util
+from irax.core import tree_util
 from irax.dialect.transform import Vmap
-from irax.transform_call import (
+from irax.frontend.callee import (
     apply_transform,
     fun_name,
     fun_symbol,
@@ -229,13 +229,13 @@ def _leaf_path(prefix, full, j: int) -> str:
 def _output_batch_dims(callee, in_dims, size, axis_name):
     """The batch dims irax-vectorize gives the callee's results (None: unmapped), or None
     when the callee cannot be batched here."""
+    from irax.core.errors import IRError
     from irax.dialect import funcs, mlir
     from irax.dialect.base import OpError
     from irax.dialect.builder import IRBuilder
-    from irax.errors import IRError
+    from irax.frontend.callee import EAGER_PIPELINE
     from irax.passes import run_pipeline
     from irax.passes.expand import ExpandContext
-    from irax.transform_call import EAGER_PIPELINE
     from irax.vectorize.batch import batch_body
     from irax.vectorize.builder import BatchBuilder
 

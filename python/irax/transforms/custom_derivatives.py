@@ -11,17 +11,16 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from irax import tree_util
-from irax.core import dtypes
-from irax.core.trace import _STACK, bind
-from irax.dialect.autodiff_ops import Checkpoint, CustomJvpCall, CustomVjpCall, StopGradient
-from irax.transform_call import (
+from irax.core import dtypes, tree_util
+from irax.dialect.autodiff import Checkpoint, CustomJvpCall, CustomVjpCall, StopGradient
+from irax.frontend.callee import (
     apply_transform,
     fun_name,
     fun_symbol,
     leaf_aval_and_value,
     trace_callee,
 )
+from irax.frontend.trace import _STACK, bind
 
 
 def stop_gradient(x):

@@ -15,14 +15,13 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from irax import tree_util
-from irax.config import config
-from irax.core import dtypes
+from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
-from irax.core.trace import _STACK, Trace
-from irax.core.tracer import Tracer
+from irax.core.config import config
+from irax.frontend.callee import fun_name, fun_origin
+from irax.frontend.trace import _STACK, Trace
+from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array
-from irax.transform_call import fun_name, fun_origin
 
 
 def _fun_name(fun) -> str:
@@ -193,7 +192,7 @@ class JitFunction:
         return devices.devices(self.backend)[0]
 
     def _compile(self, entry: _Entry) -> None:
-        from irax.pipeline import compile_entry
+        from irax.frontend.compile import compile_entry
 
         compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
@@ -203,7 +202,7 @@ class JitFunction:
         entry, leaves = self._entry(args, kwargs)
         if entry.executable is None:
             self._compile(entry)
-        from irax.pipeline import execute
+        from irax.frontend.compile import execute
 
         return execute(entry, leaves)
 
@@ -258,7 +257,7 @@ class Lowered:
             entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in entry.out_avals])
 
     def as_text(self, stage: str = "stablehlo", *, debug_info: bool = False) -> str:
-        from irax.pipeline import STAGES, module_at_stage
+        from irax.frontend.compile import STAGES, module_at_stage
 
         if stage not in STAGES:
             raise ValueError(f"Lowered.as_text: unknown stage {stage!r}; expected one of "
@@ -267,7 +266,7 @@ class Lowered:
         return module.operation.get_asm(enable_debug_info=debug_info)
 
     def compiler_ir(self, dialect: str = "stablehlo"):
-        from irax.pipeline import module_at_stage
+        from irax.frontend.compile import module_at_stage
 
         return module_at_stage(self._entry, dialect)
 
@@ -285,7 +284,7 @@ class Compiled:
         self._jitted = jitted
 
     def __call__(self, *args, **kwargs):
-        from irax.pipeline import execute
+        from irax.frontend.compile import execute
 
         statics, dyn = self._jitted._split(args, kwargs)
         leaves, _ = tree_util.tree_flatten(dyn)
@@ -299,7 +298,7 @@ class Compiled:
         return execute(self._entry, leaves)
 
     def as_text(self) -> str:
-        from irax.pipeline import module_at_stage
+        from irax.frontend.compile import module_at_stage
 
         return module_at_stage(self._entry, "stablehlo").operation.get_asm()
 
@@ -404,7 +403,7 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 def device_put(x, device=None, *, donate: bool = False, may_alias=None):
     """Copies a pytree of arrays to ``device`` (default: the first device)."""
-    from irax.core.trace import concrete_value
+    from irax.frontend.trace import concrete_value
     from irax.runtime import devices
     from irax.runtime.array import Array
 

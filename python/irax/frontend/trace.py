@@ -16,7 +16,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
-from irax.errors import UnexpectedTracerError
+from irax.core.errors import UnexpectedTracerError
 
 _STACK: list[Trace] = []
 
@@ -281,5 +281,5 @@ def _eager(op_cls, args, attrs):
 
 
 # Imported last: tracer.py needs Trace-free names only.
-from irax.core.tracer import Tracer  # noqa: E402
 from irax.dialect.base import OpError  # noqa: E402
+from irax.frontend.tracer import Tracer  # noqa: E402

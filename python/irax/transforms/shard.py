@@ -16,10 +16,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from irax.core.trace import _STACK
-from irax.dialect.sharding import Pmap
-from irax.transform_call import fun_name
-from irax.vmap_api import check_map_args, map_call
+from irax.dialect.shard import Pmap
+from irax.frontend.callee import fun_name
+from irax.frontend.trace import _STACK
+from irax.transforms.vectorize import check_map_args, map_call
 
 
 def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
@@ -66,7 +66,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
         if _STACK:   # inside a trace: part of the enclosing program
             return traced(*args, **kwargs)
         if jitted is None:
-            from irax.api import jit
+            from irax.transforms.jit import jit
 
             jitted = jit(traced, static_argnums=tuple(static), donate_argnums=tuple(donate),
                          backend=backend)

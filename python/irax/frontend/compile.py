@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax import tree_util
+from irax.core import tree_util
 from irax.dialect import mlir
 from irax.runtime.array import Array
 from irax.runtime.buffers import to_device

@@ -1,0 +1,120 @@
+"""Global configuration, mirroring ``jax.config``.
+
+Options are read through ``irax.config.<name>`` or ``irax.config.read(name)`` and set with
+``irax.config.update(name, value)``. No behaviour-changing environment globals live elsewhere:
+every switch that alters results or caching is declared here, once, with its default.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+
+@dataclass
+class _Option:
+    name: str
+    default: Any
+    doc: str
+    validate: Callable[[Any], Any]
+    traced: bool = False
+
+
+def _bool(v: Any) -> bool:
+    if isinstance(v, str):
+        return v.lower() in ("1", "true", "yes", "on")
+    return bool(v)
+
+
+def _optional_str(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _int(v: Any) -> int:
+    return int(v)
+
+
+class Config:
+    """Holds irax's options. ``update`` validates the name, like ``jax.config.update``."""
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_options", {})
+        object.__setattr__(self, "_values", {})
+        object.__setattr__(self, "_listeners", [])
+        object.__setattr__(self, "trace_key", ())
+
+    def define(self, name: str, default: Any, doc: str, validate=lambda v: v,
+               env: str | None = None, traced: bool = False):
+        """Declares an option; ``traced``: its value changes what tracing produces, so it
+        is part of ``trace_key`` (jit retraces when it changes)."""
+        value = default
+        if env and env in os.environ:
+            value = validate(os.environ[env])
+        self._options[name] = _Option(name, default, doc, validate, traced)
+        self._values[name] = value
+        self._update_trace_key()
+
+    def update(self, name: str, value: Any) -> None:
+        if name not in self._options:
+            raise AttributeError(f"irax.config.update: unrecognized config option: {name}")
+        self._values[name] = self._options[name].validate(value)
+        self._update_trace_key()
+        for fn in self._listeners:
+            fn(name)
+
+    def _update_trace_key(self) -> None:
+        key = tuple(self._values[n] for n, o in self._options.items() if o.traced)
+        object.__setattr__(self, "trace_key", key)
+
+    def read(self, name: str) -> Any:
+        try:
+            return self._values[name]
+        except KeyError:
+            raise AttributeError(f"irax.config: unrecognized config option: {name}") from None
+
+    def on_change(self, fn: Callable[[str], None]) -> None:
+        """Registers ``fn(name)``, called after every update (used to drop stale caches)."""
+        self._listeners.append(fn)
+
+    def __getattr__(self, name: str) -> Any:
+        values = object.__getattribute__(self, "_values")
+        if name in values:
+            return values[name]
+        raise AttributeError(f"irax.config has no option {name!r}")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("irax.config is read-only: use irax.config.update(name, value)")
+
+    def options(self) -> dict[str, str]:
+        return {n: o.doc for n, o in self._options.items()}
+
+
+config = Config()
+config.define("jax_enable_x64", False, "Enable 64-bit types (int64, float64, complex128).",
+              _bool, env="JAX_ENABLE_X64", traced=True)
+config.define("irax_compilation_cache_dir", None,
+              "Directory of the persistent compile cache; None uses the user cache directory.",
+              _optional_str, env="IRAX_COMPILATION_CACHE_DIR")
+config.define("irax_enable_compilation_cache", True,
+              "Keep compiled modules on disk and reuse them across processes.", _bool,
+              env="IRAX_ENABLE_COMPILATION_CACHE")
+config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
+              _optional_str, env="JAX_PLATFORMS")
+config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)
+config.define("irax_cpu_driver", "local-sync",
+              "IREE driver of CPU devices: 'local-sync' (runs on the calling thread) or "
+              "'local-task' (a thread pool; IREE 3.13 was seen to race on programs with "
+              "loops under it, returning wrong values now and then).", str,
+              env="IRAX_CPU_DRIVER")
+config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
+              _bool, env="IRAX_LOG_COMPILES")
+config.define("jax_numpy_dtype_promotion", "standard",
+              "Type promotion mode: 'standard' or 'strict'.", str, traced=True)
+config.define("jax_default_matmul_precision", None, "Default matmul precision (accepted).",
+              _optional_str, traced=True)
+config.define("jax_threefry_partitionable", True, "Partitionable Threefry key derivation.", _bool,
+              traced=True)
+config.define("jax_high_dynamic_range_gumbel", False,
+              "Default mode of random.gumbel, categorical and choice: 'high' when set, "
+              "else 'low'.", _bool, traced=True)
