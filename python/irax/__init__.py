@@ -11,6 +11,7 @@ from irax import errors, ir, random, tree, tree_util  # noqa: F401
 from irax.config import config  # noqa: F401
 from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
 from irax.runtime.array import Array  # noqa: F401
+from irax.runtime.compiler import stats
 from irax.runtime.devices import (  # noqa: F401
     Device,  # noqa: F401
     default_backend,
@@ -50,8 +51,6 @@ __version__ = "0.1.0"
 
 def compile_stats() -> dict:
     """Counts of IREE compilations and compile-cache hits (memory, disk) in this process."""
-    from irax.runtime.compiler import stats
-
     return dict(stats)
 
 

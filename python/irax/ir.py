@@ -22,7 +22,19 @@ import re
 
 import numpy as np
 
-from irax.passes import raise_stablehlo as _raise_stablehlo  # registers irax-raise-stablehlo
+from irax.core.errors import IRError
+from irax.dialect import funcs, mlir
+from irax.dialect.base import REGISTRY, OpError, by_method
+from irax.dialect.builder import IRBuilder
+from irax.dialect.transform import TransformOp
+from irax.dialect.verifier import verify_module
+from irax.frontend.compile import at_stage, clone_module
+from irax.passes import pipelines, run_pipeline
+from irax.passes import raise_stablehlo as _raise_stablehlo
+from irax.runtime.array import Array, device_buffer
+from irax.runtime.compiler import compile_module, target_for_platform
+from irax.runtime.devices import devices
+from irax.runtime.executable import Executable
 
 STAGES = ("input", "irax", "stablehlo")
 _NO_DEMOTION = "--iree-input-demote-f64-to-f32=false"
@@ -40,7 +52,7 @@ class IRModule:
     def __init__(self, module, input_text: str, entry: str | None = None):
         self._module = module
         self._input = input_text
-        self._lowered = None
+        self._lowered: dict = {}
         self._vmfb = None
         self._executables: dict = {}
         self.entry = entry or _default_entry(module)
@@ -62,14 +74,10 @@ class IRModule:
     @property
     def functions(self) -> list[str]:
         """The public functions (callable entries)."""
-        from irax.dialect import funcs
-
-        return [n for n, fn in funcs.symbol_table(self._module).items() if _is_public(fn)]
+        return [n for n, fn in funcs.symbol_table(self._module).items() if funcs.is_public(fn)]
 
     def signature(self, name: str | None = None):
         """``(input avals, output avals)`` of a public function (default: the entry)."""
-        from irax.dialect import funcs
-
         return funcs.signature(self._function(name or self.entry))
 
     def __repr__(self) -> str:
@@ -87,8 +95,6 @@ class IRModule:
 
     def call(self, name: str, *args):
         """Runs public function ``@name`` on ``args``; returns one array or a tuple."""
-        from irax.runtime.array import Array
-
         ins, outs = self.signature(name)
         if len(args) != len(ins):
             raise TypeError(f"irax.ir: @{name} takes {len(ins)} arguments, but got {len(args)}")
@@ -98,38 +104,32 @@ class IRModule:
         results = [Array._from_device(b, a, device) for b, a in zip(exe(buffers), outs)]
         return results[0] if len(results) == 1 else tuple(results)
 
-    def lower(self):
-        """The module lowered to StableHLO (the jit pipeline), as an ``ir.Module``."""
-        if self._lowered is None:
-            from irax.frontend.compile import lower_to_stablehlo
-
-            self._lowered = lower_to_stablehlo(self._module)
-        return self._lowered
+    def lower(self, stage: str = "stablehlo"):
+        """The module lowered to portable StableHLO (``stage="iree"``: as jit compiles it),
+        as an ``ir.Module``."""
+        if stage not in self._lowered:
+            self._lowered[stage] = at_stage(self._module, stage)
+        return self._lowered[stage]
 
     def _executable(self, name: str):
         exe = self._executables.get(name)
         if exe is not None:
             return exe
-        from irax.runtime.compiler import compile_module, target_for_platform
-        from irax.runtime.devices import devices
-        from irax.runtime.executable import Executable
 
         device = devices()[0]
         if self._vmfb is None:
             target = target_for_platform(device.platform)
             if _NO_DEMOTION not in target.flags():  # the module's types are explicit
                 target = dataclasses.replace(target, extra=(*target.extra, _NO_DEMOTION))
-            self._vmfb = compile_module(self.lower(), target, self.entry or name)
+            self._vmfb = compile_module(self.lower("iree"), target, self.entry or name)
         _, outs = self.signature(name)
         exe = self._executables[name] = Executable(self._vmfb, device, [a.dtype for a in outs],
                                                    function=name)
         return exe
 
     def _function(self, name: str):
-        from irax.dialect import funcs
-
         fn = funcs.symbol_table(self._module).get(name)
-        if fn is None or fn.operation.name != "func.func" or not _is_public(fn):
+        if fn is None or fn.operation.name != "func.func" or not funcs.is_public(fn):
             raise ValueError(f"irax.ir: no public function @{name}; public functions: "
                              f"{self.functions}")
         return fn
@@ -139,9 +139,6 @@ def load(source, *, entry: str | None = None) -> IRModule:
     """An ``IRModule`` from MLIR text, a path to a ``.mlir`` file, bytecode, an
     ``ir.Module`` or an ``IRModule``. StableHLO is raised to irax ops; the result is
     verified. Invalid input raises ``irax.errors.IRError`` with located diagnostics."""
-    from irax.core.errors import IRError
-    from irax.dialect.verifier import verify_module
-    from irax.passes import run_pipeline
 
     if isinstance(source, IRModule):
         return IRModule(_clone(source._module), source._input, entry or source.entry)
@@ -168,17 +165,9 @@ def transform(source, kind: str, *, entry: str | None = None, **params) -> IRMod
 
         dmod = irax.ir.transform(jax_text, "grad", argnums=(0, 1))
     """
-    from irax.core.errors import IRError
-    from irax.dialect import funcs, mlir
-    from irax.dialect.base import OpError, by_method
-    from irax.dialect.builder import IRBuilder
-    from irax.dialect.transform import TransformOp
-    from irax.passes import PASSES, run_pipeline
 
     op_cls = by_method(kind)
     if op_cls is None or not issubclass(op_cls, TransformOp):
-        from irax.dialect.base import REGISTRY
-
         known = sorted(c.method for c in REGISTRY.values() if issubclass(c, TransformOp))
         raise ValueError(f"irax.ir.transform: unknown transformation {kind!r}; expected one "
                          f"of {known}")
@@ -201,9 +190,7 @@ def transform(source, kind: str, *, entry: str | None = None, **params) -> IRMod
                                                      result_avals=op_outs, **attrs)
         funcs.finish_function(new_fn, block, results)
     text = str(module)
-    expand = "irax-expand-transforms" if "irax-expand-transforms" in PASSES else \
-        op_cls.expanded_by
-    run_pipeline(module, f"builtin.module({expand})")
+    run_pipeline(module, pipelines.EAGER)
     return IRModule(module, text, entry)
 
 
@@ -238,7 +225,6 @@ def _axes(spec, avals, what: str) -> tuple[int, ...]:
 
 def _make_private(module, fn, entry: str, name: str) -> str:
     """Renames ``fn`` (and every reference to it) to a fresh private symbol."""
-    from irax.dialect import funcs, mlir
 
     ir = mlir.ir()
     name = funcs.unique_name(module, name)
@@ -251,7 +237,6 @@ def _make_private(module, fn, entry: str, name: str) -> str:
 # ---- reading and calling ------------------------------------------------------------------
 def _read(source):
     """``(text or bytes, filename)`` of a source."""
-    from irax.dialect import mlir
 
     if isinstance(source, (bytes, bytearray)):
         return bytes(source), "<bytecode>"
@@ -273,9 +258,6 @@ def _read(source):
 
 
 def _parse(text, filename: str):
-    from irax.core.errors import IRError
-    from irax.dialect import mlir
-
     ir = mlir.ir()
     with mlir.context():
         try:
@@ -295,43 +277,26 @@ def _located(loc: str, filename: str) -> str:
 
 
 def _clone(module):
-    from irax.frontend.compile import clone_module
-
     return clone_module(module)
 
 
 def _default_entry(module) -> str | None:
-    from irax.dialect import funcs
-
     public = [n for n, fn in funcs.symbol_table(module).items()
-              if fn.operation.name == "func.func" and _is_public(fn)]
+              if fn.operation.name == "func.func" and funcs.is_public(fn)]
     if "main" in public:
         return "main"
     return public[0] if len(public) == 1 else None
 
 
-def _is_public(fn) -> bool:
-    from irax.dialect import mlir
-
-    attrs = fn.operation.attributes
-    if "sym_visibility" not in attrs:
-        return True
-    return mlir.ir().StringAttr(attrs["sym_visibility"]).value == "public"
-
-
 def _to_buffer(x, aval, device, name: str, i: int):
-    from irax.runtime.array import Array
-
     if isinstance(x, Array) and x.shape == aval.shape and x.dtype == aval.dtype:
-        return x._device_buffer(device)
+        return device_buffer(x, aval, device)
     data = np.asarray(x)
     if data.shape != aval.shape or not _castable(data.dtype, aval.dtype):
         got = f"{data.dtype.name}{list(data.shape)}"
         raise TypeError(f"irax.ir: argument {i} of @{name} must be {aval.str_short()}, but got "
                         f"{got}")
-    from irax.runtime.buffers import to_device
-
-    return to_device(device.hal, np.asarray(data, dtype=aval.dtype, order="C"))
+    return device_buffer(data, aval, device)
 
 
 def _castable(src, dst) -> bool:

@@ -416,11 +416,6 @@ def test_gather_errors(indices, changes, message):
     expect_error(I.Gather, [x, idx], {**ROWS, **changes}, message)
 
 
-def test_indexing_ops_are_reachable_from_shape():
-    assert S.Gather is I.Gather and S.DynamicSlice is I.DynamicSlice
-    assert S.DynamicUpdateSlice is I.DynamicUpdateSlice
-
-
 # ---- one compiled check over every op --------------------------------------------------------
 def _scalar(v, k):
     one = bind(S.Slice, v, start_indices=(k,), limit_indices=(k + 1,), strides=(1,))

@@ -8,7 +8,7 @@ import pytest
 
 import irax
 import irax.numpy as jnp
-from irax.frontend.compile import STAGES
+from irax.passes.pipelines import STAGES
 
 
 def _f(w, x):

@@ -19,9 +19,11 @@ import itertools
 from dataclasses import dataclass, field
 
 from irax.core.abstract import ShapedArray
-from irax.dialect import mlir
-from irax.dialect.base import OpError
+from irax.core.errors import IRError
+from irax.dialect import funcs, mlir
+from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import OpMethods
+from irax.dialect.control import Call, is_plain_call
 
 _ids = itertools.count()
 
@@ -87,8 +89,6 @@ class ADBuilder(OpMethods):
 
     def call(self, callee: str, operands, result_avals) -> list:
         """An ``irax.call`` of a primal function (operands must not be tangents)."""
-        from irax.dialect.control import Call
-
         results, _, _ = self.ir.emit(Call, list(operands), result_avals=list(result_avals),
                                      callee=callee)
         return results
@@ -96,10 +96,6 @@ class ADBuilder(OpMethods):
     def inline(self, fn, operands) -> list:
         """Emits ``fn``'s body on ``operands`` op by op through this builder, so ops on
         tangents go on the tape in reverse mode. Returns the returned values."""
-        from irax.core.errors import IRError
-        from irax.dialect.base import lookup
-        from irax.dialect.control import is_plain_call
-
         block = fn.regions[0].blocks[0]
         env = dict(zip(block.arguments, operands))
         for op in block.operations:
@@ -124,8 +120,6 @@ class ADBuilder(OpMethods):
         raise IRError("inlined function has no return")
 
     def _clone_region_op(self, op, ins):
-        from irax.dialect import funcs
-
         if any(isinstance(o, Lin) for o in ins):
             raise OpError(f"'{op.name}' op cannot be applied to a tangent in reverse mode")
         return list(funcs.clone_op(op, ins, self.ir.ip).results)

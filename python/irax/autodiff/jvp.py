@@ -16,21 +16,17 @@ symbolic zero tangents; tangent types equal primal types (an integer tangent is 
 from __future__ import annotations
 
 from irax.autodiff.builder import ADBuilder
-from irax.core import dtypes
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
-from irax.dialect.control import is_plain_call
-
-
-def has_tangent(aval) -> bool:
-    return dtypes.is_inexact(aval.dtype)
+from irax.dialect.control import Call, is_plain_call
+from irax.dialect.rules import has_tangent
 
 
 def jvp_function(ctx, name: str):
-    """``ctx``: the expansion context (``passes.expand.ExpandContext``)."""
-    """The name of ``@name_jvp`` (generated once per callee)."""
+    """The name of ``@name_jvp`` (generated once per callee); ``ctx``: the transformation
+    context (``dialect.rules.TransformContext``)."""
     key = ("jvp", name)
     if key in ctx.cache:
         return ctx.cache[key]
@@ -106,8 +102,6 @@ def _jvp_call(ctx, b: ADBuilder, op, ins, dins):
     avals = [mlir.aval_of(v) for v in op.operands]
     tans = [b.instantiate(t, a) for t, a in zip(dins, avals)]
     outs_avals = [mlir.aval_of(r) for r in op.results]
-    from irax.dialect.control import Call
-
     results, _, _ = b.ir.emit(Call, ins + tans, result_avals=outs_avals + outs_avals,
                               callee=name)
     k = len(outs_avals)

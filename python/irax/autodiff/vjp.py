@@ -17,12 +17,13 @@ cotangent are skipped.
 from __future__ import annotations
 
 from irax.autodiff.builder import ADBuilder, Lin
-from irax.autodiff.jvp import has_tangent, jvp_op
+from irax.autodiff.jvp import jvp_op
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import is_plain_call
+from irax.dialect.rules import has_tangent
 
 
 def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
@@ -46,7 +47,7 @@ def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
     tape: list = []
     fwd = ADBuilder(IRBuilder.at_end(block), tape, ctx=ctx)
     lin_in = [Lin(a) if (w and has_tangent(a)) else None for a, w in zip(in_avals, wrt)]
-    outs, lin_out = _linearize_body(ctx, fwd, fn, args[:n], lin_in)
+    outs, lin_out = linearize_body(ctx, fwd, fn, args[:n], lin_in)
 
     cts: dict[int, object] = {}
     bwd = ADBuilder(IRBuilder.at_end(block), ctx=ctx)
@@ -65,19 +66,9 @@ def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
     return new_name
 
 
-def tape_vjp(b: ADBuilder, callee: str, tangents):
-    """For a tape entry that stands for a call of ``callee`` with ``tangents`` (``Lin``
-    where linear): the callee's signature, which operands get cotangents (``wrt``), which
-    results have tangents (``ct_mask``) and the VJP function for them.
-
-    Returns ``(name, ins, outs, wrt, ct_mask)``."""
-    ins, outs = funcs.signature(b.ctx.callee(callee))
-    wrt = tuple(b.is_linear(t) for t in tangents)
-    ct_mask = tuple(has_tangent(a) for a in outs)
-    return vjp_function(b.ctx, callee, wrt, ct_mask), ins, outs, wrt, ct_mask
-
-
-def _linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
+def linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
+    """Emits ``fn``'s primal ops through ``b`` (calls inlined) and records its tangent ops
+    on ``b``'s tape; returns ``(outputs, output tangents)``."""
     block = fn.regions[0].blocks[0]
     primal = dict(zip(block.arguments, primals_in))
     tangent = dict(zip(block.arguments, lins_in))
@@ -89,7 +80,7 @@ def _linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
             return ins, dins
         if is_plain_call(op):
             callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
-            outs, douts = _linearize_body(ctx, b, callee, ins, dins)
+            outs, douts = linearize_body(ctx, b, callee, ins, dins)
         else:
             try:
                 outs, douts = jvp_op(b, op, ins, dins)

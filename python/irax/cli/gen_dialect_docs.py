@@ -8,6 +8,8 @@ from __future__ import annotations
 import inspect
 import sys
 
+from irax.dialect.base import REGISTRY
+
 
 def _rules(cls) -> str:
     have = []
@@ -30,9 +32,6 @@ def _family(cls) -> str:
 
 
 def render() -> str:
-    import irax.dialect  # noqa: F401 - registers every family
-    from irax.dialect.base import REGISTRY
-
     lines = ["# The irax dialect", "",
              "Generated from the op registry by `python -m irax.cli.gen_dialect_docs`; a test "
              "checks that this file is current.", "",

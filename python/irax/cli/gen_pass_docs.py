@@ -11,6 +11,8 @@ import argparse
 import inspect
 import sys
 
+from irax.passes import PASSES
+
 _HEADER = """\
 # Pass reference
 
@@ -46,9 +48,6 @@ def render() -> str:
 
 
 def _passes():
-    import irax.ir  # noqa: F401 - registers irax-raise-stablehlo
-    from irax.passes import PASSES
-
     return sorted(PASSES.items())
 
 

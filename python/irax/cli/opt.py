@@ -15,6 +15,11 @@ import io
 import sys
 
 from irax.cli.diagnostics import line_of, parse_expectations
+from irax.core.errors import IRError
+from irax.dialect import mlir
+from irax.dialect.verifier import collect_diagnostics
+from irax.passes import PASSES
+from irax.passes.registry import PipelineError, run_pipeline
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -42,8 +47,6 @@ class UserError(Exception):
 
 
 def list_passes() -> str:
-    from irax.passes import PASSES
-
     lines = ["Available irax passes:"]
     for name in sorted(PASSES):
         cls = PASSES[name]
@@ -56,11 +59,6 @@ def list_passes() -> str:
 
 def process(text: str, filename: str, args, line_offset: int = 0) -> tuple[str, list[str]]:
     """Parses, verifies and transforms one chunk. Returns (output IR, diagnostics)."""
-    from irax.core.errors import IRError
-    from irax.dialect import mlir
-    from irax.dialect.verifier import collect_diagnostics
-    from irax.passes.registry import PipelineError, run_pipeline
-
     ir = mlir.ir()
     ctx = mlir.context()
     src = "\n" * line_offset + text

@@ -7,6 +7,8 @@ import math
 import ml_dtypes  # noqa: F401 - registers bfloat16 and friends with NumPy
 import numpy as np
 
+from irax.core.dtypes import canonicalize_dtype, short_name
+
 
 class ShapedArray:
     """The abstract value of an array: a shape, a dtype, and JAX's weak-type flag.
@@ -35,12 +37,20 @@ class ShapedArray:
                            self.dtype if dtype is None else dtype,
                            self.weak_type if weak_type is None else weak_type)
 
+    def insert_axis(self, axis: int, size: int) -> ShapedArray:
+        """This value with a new axis of ``size`` at position ``axis`` (a mapped axis)."""
+        shape = list(self.shape)
+        shape.insert(axis, size)
+        return self.update(shape=shape)
+
+    def remove_axis(self, axis: int) -> ShapedArray:
+        """This value without axis ``axis``."""
+        return self.update(shape=self.shape[:axis] + self.shape[axis + 1:])
+
     def strip_weak(self) -> ShapedArray:
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
 
     def str_short(self) -> str:
-        from irax.core.dtypes import short_name
-
         return f"{short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
 
     def __eq__(self, other) -> bool:
@@ -61,8 +71,6 @@ class ShapeDtypeStruct:
     __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
     def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
-        from irax.core.dtypes import canonicalize_dtype
-
         self.shape = tuple(int(d) for d in shape)
         self.dtype = canonicalize_dtype(dtype)
         self.sharding = sharding

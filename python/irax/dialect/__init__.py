@@ -19,5 +19,6 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     shard,
     sorting,
     transform,
+    vectorize,
 )
 from irax.dialect.base import REGISTRY, Op, OpError, lookup  # noqa: F401

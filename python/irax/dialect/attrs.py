@@ -13,6 +13,8 @@ import re
 
 import numpy as np
 
+from irax.core.abstract import ShapedArray
+from irax.core.dtypes import dtype_from_mlir
 from irax.dialect import mlir
 
 
@@ -113,8 +115,6 @@ class _DType(AttrKind):
         return mlir.ir().TypeAttr.get(mlir.element_type(value))
 
     def decode(self, attr):
-        from irax.core.dtypes import dtype_from_mlir
-
         return dtype_from_mlir(str(mlir.ir().TypeAttr(attr).value))
 
 
@@ -129,8 +129,6 @@ class _Dense(AttrKind):
         return np.asarray(value)
 
     def encode(self, value):
-        from irax.core.abstract import ShapedArray
-
         ir = mlir.ir()
         t = mlir.to_ir_type(ShapedArray(value.shape, value.dtype))
         data = np.asarray(value, order="C")
@@ -158,8 +156,6 @@ class _Dense(AttrKind):
         return _parse_dense_text(f"dense<{body}> : x", aval.shape, aval.dtype)
 
     def decode(self, attr):
-        from irax.core.dtypes import dtype_from_mlir
-
         ir = mlir.ir()
         dense = ir.DenseElementsAttr(attr)
         aval = mlir.aval_of_type(dense.type)

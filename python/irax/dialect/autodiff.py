@@ -1,5 +1,11 @@
-"""Ops that steer differentiation: stop_gradient, custom rules, rematerialization.
+"""Ops of differentiation: the transformation ops ``irax.jvp`` / ``irax.vjp`` /
+``irax.grad`` / ``irax.value_and_grad`` (expanded by ``irax-autodiff``), and the ops that
+steer it: stop_gradient, custom rules, rematerialization.
 
+    %y, %dy = "irax.jvp"(%x, %dx) {callee = @f} : (tensor<f32>, tensor<f32>) -> (...)
+    %y, %ct_x = "irax.vjp"(%x, %ct_y) {callee = @f}
+    %g = "irax.grad"(%x, %w) {callee = @loss, argnums = array<i64: 0>, has_aux = false}
+    %v, %g = "irax.value_and_grad"(%x) {callee = @loss, argnums = array<i64: 0>}
     %y = "irax.stop_gradient"(%x) : (tensor<3xf32>) -> tensor<3xf32>
     %y = "irax.custom_jvp_call"(%x) {callee = @f, jvp = @f_rule}
     %y = "irax.custom_vjp_call"(%x) {callee = @f, fwd = @f_fwd, bwd = @f_bwd}
@@ -12,12 +18,138 @@ primal is not computed twice).
 
 from __future__ import annotations
 
+import numpy as np
+
+from irax.core import dtypes
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
 from irax.dialect.base import Op, OpError
+from irax.dialect.builder import IRBuilder
+from irax.dialect.control import Call
 from irax.dialect.elementwise import batch_elementwise
+from irax.dialect.rules import has_tangent
+from irax.dialect.transform import TransformOp
 
 CHECKPOINT_POLICIES = ("nothing_saveable", "everything_saveable")
+
+
+class Differentiation(TransformOp):
+    """Base of the transformation ops ``irax-autodiff`` expands."""
+
+    expanded_by = "irax-autodiff"
+
+
+class Jvp(Differentiation):
+    """Forward mode: ``(primals..., tangents...) -> (outputs..., output tangents...)``."""
+
+    name = "irax.jvp"
+
+    @classmethod
+    def operand_avals(cls, ins, outs, **attrs):
+        return list(ins) + list(ins)
+
+    @classmethod
+    def result_avals(cls, ins, outs, **attrs):
+        return list(outs) + list(outs)
+
+    @classmethod
+    def expand(cls, ctx, op, callee):
+        return ctx.jvp(callee)
+
+
+class Vjp(Differentiation):
+    """Reverse mode: ``(primals..., output cotangents...) -> (outputs..., input
+    cotangents...)``."""
+
+    name = "irax.vjp"
+
+    @classmethod
+    def operand_avals(cls, ins, outs, **attrs):
+        return list(ins) + list(outs)
+
+    @classmethod
+    def result_avals(cls, ins, outs, **attrs):
+        return list(outs) + list(ins)
+
+    @classmethod
+    def expand(cls, ctx, op, callee):
+        ins, outs = funcs.signature(ctx.callee(callee))
+        return ctx.vjp(callee, (True,) * len(ins), (True,) * len(outs))
+
+
+class Grad(Differentiation):
+    """Gradient of the first (scalar, floating) result w.r.t. the ``argnums`` operands:
+    ``(args...) -> (grads..., aux...)`` where aux are the other results when
+    ``has_aux``."""
+
+    name = "irax.grad"
+    attributes = {"callee": A.Symbol, "argnums": A.I64Array, "has_aux": A.Bool}
+    defaults = {"has_aux": False}
+    returns_value = False
+
+    @classmethod
+    def _check(cls, ins, outs, argnums, has_aux):
+        if not outs:
+            raise OpError("expected a callee with at least one result")
+        if outs[0].shape != () or not dtypes.is_inexact(outs[0].dtype):
+            raise OpError(f"expected the callee's first result to be a floating-point or "
+                          f"complex scalar, but got {outs[0].str_short()}")
+        if not has_aux and len(outs) != 1:
+            raise OpError(f"expected a callee with one result, but got {len(outs)} "
+                          "(set has_aux for auxiliary results)")
+        for i in argnums:
+            if not 0 <= i < len(ins):
+                raise OpError(f"argnum {i} is out of range for {len(ins)} operands")
+
+    @classmethod
+    def result_avals(cls, ins, outs, argnums, has_aux, **_):
+        cls._check(ins, outs, argnums, has_aux)
+        grads = [ins[i] for i in argnums]
+        aux = list(outs[1:])
+        return ([outs[0]] + aux + grads) if cls.returns_value else (grads + aux)
+
+    @classmethod
+    def expand(cls, ctx, op, callee, argnums, has_aux):
+        """A function calling the callee's VJP with a cotangent of one for the value."""
+        ins, outs = funcs.signature(ctx.callee(callee))
+        cls._check(ins, outs, argnums, has_aux)
+        wrt = tuple(i in argnums for i in range(len(ins)))
+        ct_mask = (True,) + (False,) * (len(outs) - 1)
+        vjp = ctx.vjp(callee, wrt, ct_mask)
+        name = funcs.unique_name(ctx.module, f"{callee}_{cls.method}")
+        fn, block = funcs.create_function(ctx.module, name, ins)
+        ctx.add_symbol(fn)
+        b = IRBuilder.at_end(block)
+        one = b.full(outs[0], np.ones((), outs[0].dtype))
+        wrt_avals = [a for a, w in zip(ins, wrt) if w]
+        res, _, _ = b.emit(Call, list(block.arguments) + [one],
+                           result_avals=list(outs) + wrt_avals, callee=vjp)
+        n = len(outs)
+        by_index = dict(zip([i for i in range(len(ins)) if wrt[i]], res[n:]))
+        grads = [by_index[i] for i in argnums]
+        aux = res[1:n]
+        results = ([res[0]] + aux + grads) if cls.returns_value else (grads + aux)
+        funcs.finish_function(fn, block, results)
+        return name
+
+
+class ValueAndGrad(Grad):
+    """Like ``irax.grad``, returning ``(value, aux..., grads...)``."""
+
+    name = "irax.value_and_grad"
+    returns_value = True
+
+
+def tape_vjp(b, callee: str, tangents):
+    """For a tape entry that stands for a call of ``callee`` with ``tangents`` (``Lin``
+    where linear): the callee's signature, which operands get cotangents (``wrt``), which
+    results have tangents (``ct_mask``) and the VJP function for them.
+
+    Returns ``(name, ins, outs, wrt, ct_mask)``."""
+    ins, outs = funcs.signature(b.ctx.callee(callee))
+    wrt = tuple(b.is_linear(t) for t in tangents)
+    ct_mask = tuple(has_tangent(a) for a in outs)
+    return b.ctx.vjp(callee, wrt, ct_mask), ins, outs, wrt, ct_mask
 
 
 class StopGradient(Op):
@@ -84,15 +216,13 @@ def batch_call_like(cls, b, args, dims, **attrs):
     """vmap of a call-like op: the same op over the vectorized callee and rule functions,
     so custom derivatives and checkpointing survive vectorization. Every operand is
     batched at 0 (materialized when unmapped) and every result is batched at 0."""
-    from irax.vectorize.batch import vmap_function
-
     xs = [b.to_front(x, d) for x, d in zip(args, dims)]
     new = dict(attrs)
     for key in ("callee",) + cls.rule_symbols:
         # every function involved takes and returns per-example values: batch them all at 0
         ins, outs = funcs.signature(b.ctx.callee(attrs[key]))
-        new[key] = vmap_function(b.ctx, attrs[key], (0,) * len(ins), (0,) * len(outs),
-                                 b.axis_size, b.axis_name)
+        new[key] = b.ctx.vmap(attrs[key], (0,) * len(ins), (0,) * len(outs), b.axis_size,
+                              b.axis_name)
     out_avals = funcs.signature(b.ctx.callee(new["callee"]))[1]
     outs = b.emit(cls, xs, result_avals=out_avals, **new)
     return outs, [0] * len(outs)
@@ -167,20 +297,16 @@ class Checkpoint(CallLike):
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, policy):
-        from irax.autodiff.jvp import jvp_function
-
         if policy not in CHECKPOINT_POLICIES:
             raise OpError(f"unknown checkpoint policy {policy!r}; expected one of "
                           f"{list(CHECKPOINT_POLICIES)}")
         if b.tape is None:
             tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
-            res = b.call(jvp_function(b.ctx, callee), list(ins) + tans,
+            res = b.call(b.ctx.jvp(callee), list(ins) + tans,
                          list(out_avals) * 2)
             return res[:len(out_avals)], res[len(out_avals):]
         if policy == "everything_saveable":
-            from irax.autodiff.vjp import _linearize_body
-
-            return _linearize_body(b.ctx, b, b.ctx.callee(callee), ins, dins)
+            return b.ctx.linearize(b, callee, ins, dins)
         outs = b.call(callee, ins, out_avals)
         lins = b.record(_CheckpointBackward, list(dins) + list(ins), out_avals,
                         {"callee": callee, "num_args": len(ins)})
@@ -195,8 +321,6 @@ class _CheckpointBackward:
 
     @classmethod
     def transpose(cls, b, ct, *operands, callee, num_args):
-        from irax.autodiff.vjp import tape_vjp
-
         cts = ct if isinstance(ct, list) else [ct]
         tangents, primals = operands[:num_args], operands[num_args:]
         name, ins, outs, wrt, ct_mask = tape_vjp(b, callee, tangents)

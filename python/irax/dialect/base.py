@@ -20,9 +20,16 @@ Rules (all classmethods, all receive decoded attribute values as keywords):
 - ``transpose(b, ct, *operands, **attrs)``: for ops that are linear in some operands, the
   cotangent of each operand (``None`` for non-linear ones) given the result's cotangent;
   linear operands arrive as ``Lin`` placeholders (``b.is_linear(x)``).
-- ``batch``: the vmap rule (vectorization issue).
+- ``batch(b, args, dims, **attrs)``: the vmap rule.
+- ``fold(operands, consts, results, **attrs)``: what the op computes when some operands
+  are constants (MLIR's fold): an existing value or a constant per result, or None. The
+  default folds an op whose operands are all constants with its ``evaluate`` rule.
+- ``canonicalize(op, **attrs)``: an in-place rewrite beyond a fold (a branch inlined, loop
+  invariants hoisted); True when it changed the IR.
 - ``differentiable = False`` marks an op whose outputs carry no tangent (comparisons,
-  integer-valued ops).
+  integer-valued ops); ``no_rules`` names the rules an op deliberately lacks, with why.
+
+The signatures are written once, as Protocols, in ``dialect/rules.py``.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from typing import ClassVar
 import numpy as np
 
 from irax.core.abstract import ShapedArray
+from irax.dialect import mlir
 from irax.dialect.attrs import AttrKind
 
 REGISTRY: dict[str, type[Op]] = {}
@@ -62,11 +70,22 @@ class Op:
     #: False when result types cannot be inferred from operands alone (``irax.call``):
     #: builders then pass ``result_avals``
     infers_results: ClassVar[bool] = True
+    #: MLIR's ConstantLike: the op has no operands and its ``value`` attribute is its
+    #: result (folding and raising read constants through it)
+    constant_like: ClassVar[bool] = False
 
-    # Slots filled by later rules (autodiff, vmap). None means "not defined yet".
+    #: MLIR's side-effect interface reduced to one bit: an op with side effects is never
+    #: erased when unused, merged with an equal op, hoisted out of a loop or folded
+    has_side_effects: ClassVar[bool] = False
+    #: rules this op deliberately lacks, each with the reason (the registry meta-test
+    #: accepts them where it would reject the base class's None)
+    no_rules: ClassVar[dict[str, str]] = {}
+
+    # Rules an op may define; None means "not defined" (see ``no_rules``).
     jvp = None
     transpose = None
     batch = None
+    canonicalize = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -96,6 +115,15 @@ class Op:
     @classmethod
     def lower(cls, lb, *operands, **attrs):
         raise NotImplementedError(f"{cls.name} has no StableHLO lowering")
+
+    @classmethod
+    def fold(cls, operands, consts, results, **attrs):
+        """Constant folding: an op whose operands are all constants is its NumPy rule's
+        value (ops without operands, with side effects or regions do not fold)."""
+        if not consts or any(c is None for c in consts) or cls.has_side_effects or \
+                cls.region_op:
+            return None
+        return cls.evaluate_list(list(consts), attrs, [mlir.aval_of(r) for r in results])
 
     # ---- helpers shared by builder, verifier and interpreter -------------------------------
     @classmethod

@@ -11,6 +11,7 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError
 
 
@@ -27,12 +28,11 @@ class Constant(Op):
     num_operands = 0
     attributes = {"value": A.Dense}
     differentiable = False
+    constant_like = True
     raises_from = "stablehlo.constant"
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {"value": R.dense_value(op)}
 
     @classmethod
@@ -61,8 +61,6 @@ class Iota(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         out = R.result_aval(op)
         return {"shape": out.shape, "dtype": out.dtype, "dimension": R.i64(op, "iota_dimension")}
 

@@ -11,7 +11,8 @@ checks operand and result types against the callee (``verify_symbols``).
 from __future__ import annotations
 
 from irax.dialect import attrs as A
-from irax.dialect.base import Op, OpError
+from irax.dialect import mlir
+from irax.dialect.base import Op, OpError, lookup
 
 
 class Call(Op):
@@ -24,8 +25,6 @@ class Call(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.dialect import mlir
-
         return {"callee": mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value}
 
     @classmethod
@@ -39,8 +38,6 @@ class Call(Op):
     @classmethod
     def verify_symbols(cls, op, symbols) -> None:
         """Checks operand and result types against the callee's signature."""
-        from irax.dialect import mlir
-
         callee = cls.decode_attrs(op)["callee"]
         fn = symbols.get(callee)
         if fn is None:
@@ -61,8 +58,6 @@ class Call(Op):
 
     @classmethod
     def lower(cls, lb, *operands, callee):
-        from irax.dialect import mlir
-
         ir = mlir.ir()
         op = lb.create("func.call", operands, [lb.type(a) for a in lb.out_avals],
                        {"callee": ir.FlatSymbolRefAttr.get(callee)})
@@ -91,9 +86,12 @@ class Return(Op):
 
 def is_plain_call(op) -> bool:
     """``func.call`` or ``irax.call`` (not the call-like ops with derivative rules)."""
-    from irax.dialect.base import lookup
-
     return op.name == "func.call" or lookup(op.name) is Call
+
+
+def is_return(op) -> bool:
+    """``irax.return``, the terminator of irax regions."""
+    return lookup(op.name) is Return
 
 
 def _types(ts) -> str:

@@ -15,7 +15,10 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import mlir
+from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
+from irax.dialect.folding import is_splat, producer, same_type
 
 _LOW_PRECISION = ("float16", "bfloat16")
 
@@ -157,6 +160,14 @@ def _neg_transpose(cls, b, ct, x):
     return (b.neg(ct),)
 
 
+def _neg_fold(cls, operands, consts, results):
+    """``neg(neg(x)) -> x``."""
+    inner_cls, inner = producer(operands[0])
+    if inner_cls is cls:
+        return [inner.operands[0]]
+    return super(cls, cls).fold(operands, consts, results)
+
+
 def _rsqrt(x):
     return 1 / np.sqrt(x)
 
@@ -179,7 +190,8 @@ def _sign(x):
 
 
 Neg = _unary("Neg", "irax.neg", "stablehlo.negate", np.negative, NUMBER,
-             jvp=classmethod(_neg_jvp), transpose=classmethod(_neg_transpose))
+             jvp=classmethod(_neg_jvp), transpose=classmethod(_neg_transpose),
+             fold=classmethod(_neg_fold))
 # piecewise constant: zero derivative almost everywhere, as in JAX
 Sign = _unary("Sign", "irax.sign", "stablehlo.sign", _sign, NUMBER, differentiable=False)
 Floor = _unary("Floor", "irax.floor", "stablehlo.floor", np.floor, FLOAT, differentiable=False)
@@ -334,10 +346,14 @@ def _shift_right_logical(x, y):
 
 
 def _binary(cls_name, op_name, lowers_to, fn, kind=NUMBER, differentiable=True, jvp=None,
-            transpose=None):
+            transpose=None, identity=None):
     """A binary op; ``jvp(b, x, y, dx, dy, z)`` and ``transpose(b, ct, x, y)`` are its
-    derivative rules (tangents may be None)."""
+    derivative rules (tangents may be None); ``identity(x, y, cx, cy, z)`` is the operand
+    it folds to (``cx``/``cy``: constant operand values or None), or None."""
     rules = {}
+    if identity is not None:
+        rules["fold"] = classmethod(lambda cls, operands, consts, results: _fold_identity(
+            cls, identity, operands, consts, results))
     if jvp is not None:
         rules["jvp"] = classmethod(lambda cls, b, p, t, o: jvp(b, *p, *t, o[0]))
     if transpose is not None:
@@ -346,6 +362,33 @@ def _binary(cls_name, op_name, lowers_to, fn, kind=NUMBER, differentiable=True, 
         "name": op_name, "lowers_to": lowers_to, "evaluate": staticmethod(fn),
         "operand_kind": kind, "differentiable": differentiable, **rules,
         "__doc__": f"Elementwise {op_name[5:]}; lowers to {lowers_to}."})
+
+
+def _fold_identity(cls, identity, operands, consts, results):
+    same = identity(*operands, *consts, results[0])
+    if same is not None and same_type(same, results[0]):
+        return [same]
+    return super(cls, cls).fold(operands, consts, results)
+
+
+def _unit(one):
+    """``x op one -> x`` and, when ``commutes``, ``one op x -> x`` (exact in IEEE
+    arithmetic for x * 1, x / 1, x - 0)."""
+
+    def right(x, y, cx, cy, z):
+        return x if is_splat(cy, one) else None
+
+    def both(x, y, cx, cy, z):
+        return x if is_splat(cy, one) else y if is_splat(cx, one) else None
+
+    return right, both
+
+
+def _int_zero_add(x, y, cx, cy, z):
+    """``x + 0 -> x`` for integers only: for floats ``-0.0 + 0.0`` is ``+0.0``."""
+    if mlir.aval_of(x).dtype.kind not in "iu":
+        return None
+    return x if is_splat(cy, 0) else y if is_splat(cx, 0) else None
 
 
 def _mul_jvp(b, x, y, dx, dy, z):
@@ -406,14 +449,14 @@ def _atan2_jvp(b, x, y, dx, dy, z):  # d atan2(x, y) = (y dx - x dy) / (x^2 + y^
 
 Add = _binary("Add", "irax.add", "stablehlo.add", np.add, ANY,
               jvp=lambda b, x, y, dx, dy, z: b.add_any(dx, dy),
-              transpose=lambda b, ct, x, y: (ct, ct))
+              transpose=lambda b, ct, x, y: (ct, ct), identity=_int_zero_add)
 Sub = _binary("Sub", "irax.sub", "stablehlo.subtract", np.subtract,
               jvp=lambda b, x, y, dx, dy, z: b.sub_any(dx, dy),
-              transpose=lambda b, ct, x, y: (ct, b.neg(ct)))
+              transpose=lambda b, ct, x, y: (ct, b.neg(ct)), identity=_unit(0)[0])
 Mul = _binary("Mul", "irax.mul", "stablehlo.multiply", np.multiply, ANY,
-              jvp=_mul_jvp, transpose=_mul_transpose)
+              jvp=_mul_jvp, transpose=_mul_transpose, identity=_unit(1)[1])
 Div = _binary("Div", "irax.div", "stablehlo.divide", _int_div, jvp=_div_jvp,
-              transpose=_div_transpose)
+              transpose=_div_transpose, identity=_unit(1)[0])
 Rem = _binary("Rem", "irax.rem", "stablehlo.remainder", _int_rem, jvp=_rem_jvp)
 Pow = _binary("Pow", "irax.pow", "stablehlo.power", np.power, INEXACT, jvp=_pow_jvp)
 Max = _binary("Max", "irax.max", "stablehlo.maximum", np.maximum, ANY,
@@ -482,8 +525,6 @@ class Compare(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         if "compare_type" in op.attributes:
             dtype = R.operand_aval(op).dtype
             kind = R.enum(op, "compare_type")
@@ -511,7 +552,6 @@ class Compare(Op):
     @classmethod
     def lower(cls, lb, x, y, *, direction):
         aval = lb.out_avals[0]
-        from irax.dialect import mlir
 
         operand = mlir.aval_of(x)
         kind = ("FLOAT" if operand.dtype.kind in "fc" or operand.dtype.name == "bfloat16"
@@ -558,6 +598,16 @@ class Select(Op):
         return b.select(p, b.instantiate(dt, b.aval(t)), b.instantiate(df, b.aval(f)))
 
     @classmethod
+    def fold(cls, operands, consts, results):
+        """A constant predicate picks a branch."""
+        p, t, f = operands
+        if consts[0] is not None and consts[0].size:
+            pick = t if np.all(consts[0]) else f if not np.any(consts[0]) else None
+            if pick is not None and same_type(pick, results[0]):
+                return [pick]
+        return super().fold(operands, consts, results)
+
+    @classmethod
     def transpose(cls, b, ct, p, t, f):
         if b.is_linear(p):
             raise OpError("is not linear in its predicate")
@@ -599,8 +649,6 @@ class Convert(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {"new_dtype": R.result_aval(op).dtype}
 
     @classmethod
@@ -613,8 +661,6 @@ class Convert(Op):
 
     @classmethod
     def lower(cls, lb, x, *, new_dtype, weak_type):
-        from irax.dialect import mlir
-
         src = mlir.aval_of(x).dtype
         if new_dtype == np.bool_ and src != np.bool_:
             zero = lb.constant(np.zeros(lb.out_avals[0].shape, src))
@@ -627,6 +673,13 @@ class Convert(Op):
         if new_dtype.kind in "iu" and dtypes.is_float(src):
             out = _saturate(lb, x, out, src, new_dtype)
         return out
+
+    @classmethod
+    def fold(cls, operands, consts, results, **attrs):
+        """A conversion to the operand's own type is the operand."""
+        if same_type(operands[0], results[0]):
+            return [operands[0]]
+        return super().fold(operands, consts, results, **attrs)
 
     @classmethod
     def jvp(cls, b, primals, tangents, outs, *, new_dtype, weak_type):

@@ -7,7 +7,9 @@ these helpers keep that code short and uniform.
 from __future__ import annotations
 
 from irax.core.abstract import ShapedArray
+from irax.dialect import attrs as A
 from irax.dialect import mlir
+from irax.dialect.base import lookup
 
 
 def symbol_name(op) -> str:
@@ -72,6 +74,13 @@ def clone_op(op, operands, ip):
     return new
 
 
+def is_public(fn) -> bool:
+    """Whether a ``func.func`` is public (callable from outside the module)."""
+    if "sym_visibility" not in fn.attributes:
+        return True
+    return mlir.ir().StringAttr(fn.attributes["sym_visibility"]).value == "public"
+
+
 def function_blocks(module):
     """The top-level blocks of every function of ``module`` (what the per-block cleanup
     passes walk; region ops' bodies are left to their own rules)."""
@@ -109,9 +118,6 @@ def reachable_functions(module, name: str) -> list:
 def symbol_refs(op) -> list[str]:
     """Function names an op references: its class's symbol attributes (``func.call``'s
     callee too). Other attributes are never decoded."""
-    from irax.dialect import attrs as A
-    from irax.dialect.base import lookup
-
     if op.name == "func.call":
         return [A.Symbol.decode(op.attributes["callee"])]
     cls = lookup(op.name)

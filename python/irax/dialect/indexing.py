@@ -21,6 +21,8 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import mlir
+from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.shape import check_dims, check_length, insert_at, like, shift_dims
 
@@ -53,8 +55,6 @@ class DynamicSlice(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {"slice_sizes": R.i64s(op, "slice_sizes")}
 
     @classmethod
@@ -188,8 +188,6 @@ class Gather(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         dims = R.fields(op, "dimension_numbers")
         return {"offset_dims": (), "collapsed_slice_dims": (), "start_index_map": (),
                 "index_vector_dim": 0, **dims, "slice_sizes": R.i64s(op, "slice_sizes")}
@@ -334,8 +332,6 @@ class Gather(Op):
         """IREE (3.13) crashes compiling a gather whose index vector dim precedes a batching
         dim of the indices: then the index vector is moved last (batch dims keep their
         order, so the result is unchanged)."""
-        from irax.dialect import mlir
-
         si = mlir.aval_of(start_indices)
         if not any(d > ivd for d in batching):
             return start_indices, ivd, batching
@@ -348,8 +344,6 @@ class Gather(Op):
     @classmethod
     def _clamp(cls, lb, operand, start_indices, start_index_map, slice_sizes, ivd):
         """Clamps the start indices explicitly: IREE's gather does not (StableHLO's does)."""
-        from irax.dialect import mlir
-
         shape = mlir.aval_of(operand).shape
         si = mlir.aval_of(start_indices)
         top = np.iinfo(si.dtype).max

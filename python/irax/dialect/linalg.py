@@ -12,6 +12,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.shape import check_dims, shift_dims
 
@@ -47,8 +48,6 @@ class DotGeneral(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         if op.name == "stablehlo.dot":  # contracts lhs' last dim with rhs' first
             return {"lhs_contracting_dimensions": (R.operand_aval(op, 0).ndim - 1,),
                     "rhs_contracting_dimensions": (0,)}

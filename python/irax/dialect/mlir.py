@@ -14,6 +14,7 @@ import types
 import numpy as np
 
 from irax.core.abstract import ShapedArray
+from irax.core.dtypes import dtype_from_mlir, mlir_element_type
 
 _state: dict = {}
 
@@ -64,8 +65,6 @@ def element_type(dtype: np.dtype):
     cache = _state["types"]
     t = cache.get(dtype)
     if t is None:
-        from irax.core.dtypes import mlir_element_type
-
         t = ir().Type.parse(mlir_element_type(np.dtype(dtype)), context())
         cache[dtype] = t
     return t
@@ -92,8 +91,6 @@ def aval_of_type(t) -> ShapedArray:
     cache = _state.setdefault("from_type", {})
     a = cache.get(t)
     if a is None:
-        from irax.core.dtypes import dtype_from_mlir
-
         mlir = ir()
         if t.typeid != mlir.RankedTensorType.static_typeid:
             raise TypeError(f"expected a ranked tensor type, got {t}")

@@ -17,7 +17,9 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
-from irax.dialect.base import Op, OpError
+from irax.dialect import mlir
+from irax.dialect import raising as R
+from irax.dialect.base import REGISTRY, Op, OpError
 from irax.dialect.shape import check_dims, shift_dims
 
 _LOW_PRECISION = ("float16", "bfloat16")
@@ -70,9 +72,6 @@ class Reduction(Op):
     def raise_attrs(cls, op):
         """A reduce of one input whose region applies ``combiner`` to its arguments and whose
         init is the identity (None when the region is another reduction's combiner)."""
-        from irax.dialect.base import REGISTRY
-        from irax.passes import raise_stablehlo as R
-
         if len(op.operands) != 2:
             raise OpError(f"with {len(op.operands) // 2} inputs (an argmax-style reduction) is "
                           "not supported yet")
@@ -292,8 +291,6 @@ class ArgReduction(Op):
 
     @classmethod
     def lower(cls, lb, x, *, axis, index_dtype):
-        from irax.dialect import mlir
-
         x_aval = mlir.aval_of(x)
         dtype, out = x_aval.dtype, lb.out_avals[0]
         iota = lb.op("stablehlo.iota", [], ShapedArray(x_aval.shape, index_dtype),

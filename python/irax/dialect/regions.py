@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from irax.dialect import funcs, mlir
 from irax.dialect.builder import IRBuilder
+from irax.dialect.control import Call, Return
 
 
 def emit_region_op(b: IRBuilder, op_cls, operands, region_specs, result_avals, **attrs):
@@ -23,8 +24,6 @@ def emit_region_op(b: IRBuilder, op_cls, operands, region_specs, result_avals, *
     Each spec is ``(arg_avals, fill)`` where ``fill(builder, block_args) -> values`` emits
     the region's body and returns what its ``irax.return`` returns. Returns the results.
     """
-    from irax.dialect.control import Return
-
     results, _, op = b.emit(op_cls, list(operands), regions=len(region_specs),
                             result_avals=list(result_avals), **attrs)
     for region, (arg_avals, fill) in zip(op.regions, region_specs):
@@ -37,8 +36,6 @@ def emit_region_op(b: IRBuilder, op_cls, operands, region_specs, result_avals, *
 
 def call(b: IRBuilder, callee: str, operands, result_avals):
     """An ``irax.call`` emitted with builder ``b``."""
-    from irax.dialect.control import Call
-
     results, _, _ = b.emit(Call, list(operands), result_avals=list(result_avals),
                            callee=callee)
     return results
@@ -51,8 +48,6 @@ def function_to_region(fn, region, arg_map) -> None:
     becomes; the block's argument types are given by the op's operand layout, so the
     caller creates them: ``region`` must already hold one empty block with its arguments.
     """
-    from irax.dialect.control import Return
-
     ir = mlir.ir()
     block = region.blocks[0]
     body = fn.regions[0].blocks[0]

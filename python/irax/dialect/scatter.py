@@ -13,6 +13,8 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import mlir
+from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.indexing import (
     Gather,
@@ -22,6 +24,7 @@ from irax.dialect.indexing import (
     window_bounds,
     windows_in_bounds,
 )
+from irax.dialect.reduction import ReduceAnd
 from irax.dialect.shape import check_dims, insert_at, shift_dims
 
 
@@ -53,8 +56,6 @@ class ScatterAdd(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         if len(op.operands) != 3:
             raise OpError(f"with {len(op.operands) // 2} inputs is not supported")
         combiner = R.reducer(op)
@@ -169,8 +170,6 @@ class ScatterAdd(Op):
         """Out-of-bounds windows become zero updates at clamped starts (IREE's scatter does
         not drop them; StableHLO leaves them implementation-defined), then the scatter is
         rewritten into the form IREE accepts (``_iree_form``)."""
-        from irax.dialect import mlir
-
         x, si, u = (mlir.aval_of(v) for v in (operand, indices, updates))
         if u.size == 0:
             return operand
@@ -196,9 +195,6 @@ class ScatterAdd(Op):
     @classmethod
     def _drop(cls, lb, indices, clamped, updates, update_window_dims, ivd):
         """``updates`` with the windows whose start needed clamping set to zero."""
-        from irax.dialect import mlir
-        from irax.dialect.reduction import ReduceAnd
-
         si, u = mlir.aval_of(indices), mlir.aval_of(updates)
         if si.size == 0 or (ivd < si.ndim and si.shape[ivd] == 0):
             return updates
@@ -291,8 +287,6 @@ def _iree_form(lb, operand, indices, updates, size, ivd, update_window_dims,
     leading the operand; every other window full-sized (zero-padded); updates laid out as
     [scatter dims, window dims]. Returns the operand, its permutation, the indices, the
     updates and the dimension numbers."""
-    from irax.dialect import mlir
-
     x, si, u = (mlir.aval_of(v) for v in (operand, indices, updates))
     batch = [d for d in range(si.ndim) if d != ivd]
     indices = _index_matrix(lb, indices, si, batch, ivd, x.shape)
@@ -339,8 +333,6 @@ def _index_matrix(lb, indices, si, batch, ivd, shape):
 def _append_iotas(lb, indices, positions):
     """``indices`` ([B..., K]) with one more index vector entry per batch position ``p`` in
     ``positions``: the position along ``B[p]``."""
-    from irax.dialect import mlir
-
     if not positions:
         return indices
     si = mlir.aval_of(indices)
@@ -353,9 +345,6 @@ def _append_iotas(lb, indices, positions):
 
 def _index_any_dim(lb, indices, x, inserted):
     """IREE needs an index vector: a scatter without one indexes some dim at 0."""
-    from irax.dialect import mlir
-    from irax.dialect.base import OpError
-
     if x.ndim == 0:
         raise OpError("cannot lower a scatter into a rank-0 operand")
     si = mlir.aval_of(indices)
@@ -368,8 +357,6 @@ def _index_any_dim(lb, indices, x, inserted):
 def _spread(lb, indices, counts, entries):
     """``indices`` of shape [B..., K] broadcast to [B..., *counts, K], with entry
     ``entries[j]`` of each index vector increased by the position along count ``j``."""
-    from irax.dialect import mlir
-
     si = mlir.aval_of(indices)
     nb, k = si.ndim - 1, si.shape[-1]
     offsets = np.zeros((*counts, k), si.dtype)
@@ -384,8 +371,6 @@ def _spread(lb, indices, counts, entries):
 
 
 def _pad_high(lb, x, high):
-    from irax.dialect import mlir
-
     if not any(high):
         return x
     a = mlir.aval_of(x)

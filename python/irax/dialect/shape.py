@@ -19,7 +19,9 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import raising as R
 from irax.dialect.base import Linear, Op, OpError, weak_of
+from irax.dialect.folding import same_type
 
 
 def check_dims(dims, rank: int, what: str) -> None:
@@ -66,9 +68,17 @@ class BroadcastInDim(Linear, Op):
     raises_from = "stablehlo.broadcast_in_dim"
 
     @classmethod
-    def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
+    def fold(cls, operands, consts, results, *, shape, broadcast_dimensions):
+        """A broadcast that changes nothing is its operand."""
+        x = operands[0]
+        if same_type(x, results[0]) and \
+                broadcast_dimensions == tuple(range(len(broadcast_dimensions))):
+            return [x]
+        return super().fold(operands, consts, results, shape=shape,
+                            broadcast_dimensions=broadcast_dimensions)
 
+    @classmethod
+    def raise_attrs(cls, op):
         return {"shape": R.result_aval(op).shape,
                 "broadcast_dimensions": R.i64s(op, "broadcast_dimensions")}
 
@@ -143,9 +153,14 @@ class Reshape(Linear, Op):
     raises_from = "stablehlo.reshape"
 
     @classmethod
-    def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
+    def fold(cls, operands, consts, results, **attrs):
+        """A reshape to the operand's own shape is the operand."""
+        if same_type(operands[0], results[0]):
+            return [operands[0]]
+        return super().fold(operands, consts, results, **attrs)
 
+    @classmethod
+    def raise_attrs(cls, op):
         return {"new_sizes": R.result_aval(op).shape}
 
     @classmethod
@@ -190,9 +205,15 @@ class Transpose(Linear, Op):
     raises_from = "stablehlo.transpose"
 
     @classmethod
-    def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
+    def fold(cls, operands, consts, results, *, permutation):
+        """The identity permutation is the operand."""
+        if same_type(operands[0], results[0]) and \
+                permutation == tuple(range(len(permutation))):
+            return [operands[0]]
+        return super().fold(operands, consts, results, permutation=permutation)
 
+    @classmethod
+    def raise_attrs(cls, op):
         return {"permutation": R.i64s(op, "permutation")}
 
     @classmethod
@@ -238,8 +259,6 @@ class Slice(Linear, Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {key: R.i64s(op, key) for key in cls.attributes}
 
     @classmethod
@@ -300,8 +319,6 @@ class Concatenate(Linear, Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {"dimension": R.i64(op, "dimension")}
 
     @classmethod
@@ -368,8 +385,6 @@ class Pad(Linear, Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {key: R.i64s(op, key) for key in cls.attributes}
 
     @classmethod
@@ -469,8 +484,6 @@ class Reverse(Linear, Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        from irax.passes import raise_stablehlo as R
-
         return {"dimensions": R.i64s(op, "dimensions")}
 
     @classmethod
@@ -495,15 +508,3 @@ class Reverse(Linear, Op):
     def batch(cls, b, args, dims, *, dimensions):
         (x,), (d,) = args, dims
         return [b.reverse(x, dimensions=shift_dims(dimensions, d))], [d]
-
-
-_INDEXING = ("DynamicSlice", "DynamicUpdateSlice", "Gather")
-
-
-def __getattr__(name: str):
-    # The indexing ops live in indexing.py; ``shape.Gather`` etc. stay valid spellings.
-    if name in _INDEXING:
-        from irax.dialect import indexing
-
-        return getattr(indexing, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,15 +21,17 @@ from __future__ import annotations
 import numpy as np
 
 from irax.dialect import attrs as A
+from irax.dialect import funcs
+from irax.dialect.autodiff import tape_vjp
 from irax.dialect.base import Linear, Op, OpError
-from irax.dialect.transform import Vmap, _insert
+from irax.dialect.vectorize import MapOp
 
 
-class Pmap(Vmap):
+class Pmap(MapOp):
     """The callee mapped over ``axis_size`` devices (``devices``: their ordinals)."""
 
     name = "irax.pmap"
-    attributes = dict(Vmap.attributes, devices=A.I64Array)
+    attributes = dict(MapOp.attributes, devices=A.I64Array)
     expanded_by = "irax-shard"
     #: outer transformations go through it with its own rules instead of expanding it
     keeps_own_rules = True
@@ -47,40 +49,33 @@ class Pmap(Vmap):
 
     @classmethod
     def expand(cls, ctx, op, **attrs):
-        from irax.passes.shard import shard_function
-
-        return shard_function(ctx, **attrs)
+        return ctx.shard(**attrs)
 
     # ---- forward and reverse mode: pmap of the callee's derivative ---------------------
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, in_axes, out_axes, **attrs):
-        from irax.autodiff.jvp import jvp_function
-
         if b.tape is not None:   # reverse mode: recompute the forward pass when transposing
             outs = _emit(b.ir, callee, ins, out_avals, in_axes, out_axes, attrs)
             lins = b.record(_PmapBackward, list(dins) + list(ins), out_avals,
                             dict(attrs, callee=callee, in_axes=in_axes, out_axes=out_axes))
             return outs, lins
         tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
-        res = _emit(b.ir, jvp_function(b.ctx, callee), list(ins) + tans,
+        res = _emit(b.ir, b.ctx.jvp(callee), list(ins) + tans,
                     list(out_avals) * 2, in_axes * 2, out_axes * 2, attrs)
         return res[:len(out_avals)], res[len(out_avals):]
 
     # ---- vmap of a pmap: a pmap of the vmapped callee ---------------------------------
     @classmethod
     def batch(cls, b, vals, dims, *, callee, in_axes, out_axes, **attrs):
-        from irax.dialect import funcs
-        from irax.vectorize.batch import result_dims, vmap_function
-
         ins, outs = funcs.signature(b.ctx.callee(callee))
         vals = [v if d is None else b.moveaxis(v, d, 0) for v, d in zip(vals, dims)]
         new_in = tuple(a if d is None or a < 0 else a + 1 for a, d in zip(in_axes, dims))
         inner = tuple(None if d is None else 0 for d in dims)
-        name = vmap_function(b.ctx, callee, inner, None, b.axis_size, b.axis_name)
-        inner_out = result_dims(b.ctx, name)
+        name = b.ctx.vmap(callee, inner, None, b.axis_size, b.axis_name)
+        inner_out = b.ctx.vmap_result_dims(name)
         new_out, out_dims, avals = [], [], []
         for a, o, r in zip(outs, out_axes, inner_out):
-            per_device = a if r is None else _insert(a, r, b.axis_size)
+            per_device = a if r is None else a.insert_axis(r, b.axis_size)
             if r is None or o < 0:
                 new_out.append(o)
                 out_dims.append(r)
@@ -88,7 +83,7 @@ class Pmap(Vmap):
                 new_out.append(o if o < r else o + 1)
                 out_dims.append(r + 1 if o < r else r)
             avals.append(per_device if new_out[-1] < 0
-                         else _insert(per_device, new_out[-1], attrs["axis_size"]))
+                         else per_device.insert_axis(new_out[-1], attrs["axis_size"]))
         res = _emit(b.ir, name, vals, avals, new_in, tuple(new_out), attrs)
         return res, out_dims
 
@@ -111,8 +106,6 @@ class _PmapBackward:
 
     @classmethod
     def transpose(cls, b, ct, *operands, callee, in_axes, out_axes, **attrs):
-        from irax.autodiff.vjp import tape_vjp
-
         n = len(in_axes)
         cts = ct if isinstance(ct, list) else [ct]
         tangents, primals = operands[:n], operands[n:]
@@ -122,16 +115,16 @@ class _PmapBackward:
         for c, a, o, m in zip(cts, outs, out_axes, ct_mask):
             if not m:
                 continue
-            c = b.instantiate(c, a if o < 0 else _insert(a, o, size))
+            c = b.instantiate(c, a if o < 0 else a.insert_axis(o, size))
             if o < 0 and size > 1:
                 c, o = _on_first_device(b, c, size), 0
             ct_vals.append(c)
             ct_axes.append(o)
         wrt_axes = [0 if a < 0 else a for a, w in zip(in_axes, wrt) if w]
-        wrt_avals = [_insert(x, ax, size) for x, w, ax in
+        wrt_avals = [x.insert_axis(ax, size) for x, w, ax in
                      zip(ins, wrt, [0 if a < 0 else a for a in in_axes]) if w]
         res = _emit(b.ir, name, list(primals) + ct_vals,
-                    [o if ax < 0 else _insert(o, ax, size) for o, ax in zip(outs, out_axes)]
+                    [o if ax < 0 else o.insert_axis(ax, size) for o, ax in zip(outs, out_axes)]
                     + wrt_avals, tuple(in_axes) + tuple(ct_axes),
                     tuple(out_axes) + tuple(wrt_axes), attrs)
         arg_cts = iter(res[len(outs):])

@@ -7,7 +7,7 @@ transformation op on the arguments (plus the callee's captured outer values):
 - inside a trace (``jit``, or another transformation) the op is part of the enclosing
   function and is expanded later by the pipeline;
 - in eager mode the op goes into a ``main`` wrapper that is expanded by ``irax-autodiff``
-  and run by the reference interpreter.
+  and run by the reference interpreter (``frontend/eager.py``).
 
 A concrete trace (eager mode) also needs the op's values at once, for Python control flow
 on them: they are computed the same way, on a copy of the functions involved.
@@ -20,10 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from irax.core import tree_util
-from irax.frontend.trace import _STACK, Trace, concrete_value
+from irax.dialect import funcs, mlir
+from irax.frontend import eager
+from irax.frontend.eager import concrete_value
+from irax.frontend.trace import _STACK, Trace
 from irax.frontend.tracer import Tracer
-
-EAGER_PIPELINE = "builtin.module(irax-expand-transforms, irax-shard)"
+from irax.runtime.array import Array
 
 
 def fun_name(fun, qualified: bool = False) -> str:
@@ -121,42 +123,23 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
         return outs
     values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
                                dict(attrs, callee=callee.name))
-    from irax.runtime.array import Array
-
     return [Array._from_host(v, a) for v, a in zip(values, result_avals)]
 
 
 def _evaluate_eagerly(module, op_cls, operands, result_avals, attrs) -> list[np.ndarray]:
     """Runs one transformation op on concrete operands: a scratch module holding the
     callee's functions and a ``main`` with the op, expanded and interpreted."""
-    from irax.dialect import funcs, mlir
-    from irax.dialect.interpreter import evaluate_function
-    from irax.passes import run_pipeline
-
     pairs = [leaf_aval_and_value(x) for x in operands]
     if any(v is None for _, v in pairs):
         raise RuntimeError("irax: internal error: eager transformation of abstract values")
-    ir = mlir.ir()
-    with mlir.context(), mlir.unknown_loc():
-        scratch = ir.Module.create()
-        for fn in funcs.reachable_functions(module, attrs["callee"]):
-            fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
-        main, block = funcs.create_function(scratch, funcs.unique_name(scratch, "main"),
-                                            [a for a, _ in pairs], private=False)
-        from irax.dialect.builder import IRBuilder
-
-        results, _, _ = IRBuilder.at_end(block).emit(
-            op_cls, list(block.arguments), result_avals=result_avals, **attrs)
-        funcs.finish_function(main, block, results)
-        run_pipeline(scratch, EAGER_PIPELINE)
-        return evaluate_function(scratch, funcs.symbol_name(main), [v for _, v in pairs])
+    scratch = eager.copy_functions(module, attrs["callee"])
+    main = eager.add_entry(scratch, op_cls, [a for a, _ in pairs], result_avals, **attrs)
+    return eager.evaluate(scratch, main, [v for _, v in pairs])
 
 
 def import_functions(src, name: str, dst) -> str:
     """Copies ``@name`` and the functions it references from module ``src`` into ``dst``,
     renamed where they would clash; returns the new name of ``@name``."""
-    from irax.dialect import funcs, mlir
-
     ir = mlir.ir()
     renames = {}
     clones = []

@@ -1,29 +1,25 @@
-"""The compilation pipeline shared by ``jit``, ``Lowered.as_text`` and the command line.
+"""From a traced module to results: the stages of ``jit`` and of ``Lowered.as_text``.
 
-Stages (each the input of the next):
-    "irax"       the traced module: func.func of irax ops
-    "stablehlo"  after irax-lower-to-stablehlo: verified StableHLO
-Then IREE compiles the StableHLO module to a ``.vmfb`` (``runtime.compiler``).
+Stages (``passes/pipelines.py``; each made from the traced module by its pipeline):
+    "irax"        the traced module: func.func of irax ops
+    "expanded"    transformations expanded into generated functions
+    "simplified"  ... inlined and simplified
+    "stablehlo"   portable StableHLO (irax-lower-to-stablehlo)
+    "iree"        what IREE compiles (irax-jit: the StableHLO legalized for IREE 3.13)
+Then IREE compiles the "iree" stage to a ``.vmfb`` (``runtime.compiler``), which runs on
+the devices the program addresses.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from irax.core import tree_util
 from irax.dialect import mlir
-from irax.runtime.array import Array
-from irax.runtime.buffers import to_device
-
-#: stage name -> the pipeline that produces it from the traced module. Each stage's text is
-#: what ``irax-opt -p 'builtin.module(<pipeline>)'`` prints for the traced module.
-STAGES = {
-    "irax": "",
-    "expanded": "irax-expand-transforms, irax-shard, irax-symbol-dce",
-    "simplified": "irax-expand-transforms, irax-shard, irax-symbol-dce, irax-inline, "
-                  "irax-simplify",
-    "stablehlo": "irax-jit",
-}
+from irax.lowering.stablehlo import num_devices
+from irax.passes import pipelines, run_pipeline
+from irax.runtime import devices
+from irax.runtime.array import Array, device_buffer
+from irax.runtime.compiler import compile_module, target_for_platform
+from irax.runtime.executable import Executable
 
 
 def clone_module(module):
@@ -32,40 +28,27 @@ def clone_module(module):
         return ir.Module.parse(module.operation.get_asm(binary=True), mlir.context())
 
 
-#: the pipeline that takes a traced module to StableHLO (later issues prepend passes)
-JIT_PIPELINE = "builtin.module(irax-jit)"
-
-
-def lower_to_stablehlo(module):
-    """A StableHLO copy of an irax module, made by ``JIT_PIPELINE``."""
-    from irax.passes import run_pipeline
-
+def at_stage(module, stage: str):
+    """A copy of the traced ``module`` taken to ``stage`` (the module itself for "irax")."""
+    if stage == "irax":
+        return module
     out = clone_module(module)
-    run_pipeline(out, JIT_PIPELINE)
+    run_pipeline(out, f"builtin.module({pipelines.STAGES[stage]})")
     return out
 
 
 def module_at_stage(entry, stage: str):
-    if stage == "irax":
-        return entry.trace_module
-    if stage == "stablehlo":
-        if entry.lowered_module is None:
-            entry.lowered_module = lower_to_stablehlo(entry.trace_module)
-        return entry.lowered_module
-    from irax.passes import run_pipeline
-
-    out = clone_module(entry.trace_module)
-    run_pipeline(out, f"builtin.module({STAGES[stage]})")
-    return out
+    """``at_stage`` of a jit specialization, cached on it."""
+    hit = entry.stages.get(stage)
+    if hit is None:
+        hit = entry.stages[stage] = at_stage(entry.trace_module, stage)
+    return hit
 
 
 def compile_entry(entry, device, name: str) -> None:
-    from irax.lowering.stablehlo import num_devices
-    from irax.runtime.compiler import compile_module, target_for_platform
-    from irax.runtime.executable import Executable
-
-    module = module_at_stage(entry, "stablehlo")
-    _mark_donations(module, entry)
+    """Compiles a specialization for ``device`` (the first of several when the program
+    addresses several devices); ``name``: the jitted function, for messages."""
+    module = module_at_stage(entry, "iree")
     n = num_devices(module)
     group = program_devices(device, n, name)
     vmfb = compile_module(module, target_for_platform(device.platform, n), name)
@@ -80,8 +63,6 @@ def program_devices(device, n: int, name: str) -> list:
     jitted function, for the error."""
     if not n:
         return []
-    from irax.runtime import devices
-
     available = devices.devices(device.platform)
     if n > len(available):
         raise ValueError(f"irax.jit({name}): the compiled program needs {n} "
@@ -91,42 +72,14 @@ def program_devices(device, n: int, name: str) -> list:
     return available[:n]
 
 
-def _mark_donations(module, entry) -> None:
-    """Aliases each donated argument with an unclaimed result of the same type
-    (``iree.abi.output``), so IREE writes that result into the argument's buffer."""
-    if not entry.donated:
-        return
-    ir = mlir.ir()
-    fn = module.body.operations[0]
-    with mlir.context():
-        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-        results = list(ftype.results)
-        claimed = set()
-        attrs = []
-        for i, t in enumerate(ftype.inputs):
-            entries = {}
-            if i in entry.donated:
-                for j, rt in enumerate(results):
-                    if j not in claimed and rt == t:
-                        claimed.add(j)
-                        entries["iree.abi.output"] = ir.IntegerAttr.get(ir.IndexType.get(), j)
-                        break
-            attrs.append(ir.DictAttr.get(entries))
-        fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
-
-
 def execute(entry, leaves):
+    """Runs a compiled specialization on flat argument leaves; donated arrays are
+    deleted."""
     device = entry.device
-    buffers = [_to_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
+    buffers = [device_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
     outs = entry.executable(buffers)
     for i in entry.donated:
         if isinstance(leaves[i], Array):
             leaves[i].delete()
     results = [Array._from_device(b, a, device) for b, a in zip(outs, entry.out_avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)
-
-
-def _to_buffer(x, aval, device):
-    if type(x) is Array:
-        return x._device_buffer(device)
-    return to_device(device.hal, np.asarray(x, dtype=aval.dtype, order="C"))

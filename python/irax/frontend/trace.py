@@ -14,9 +14,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.core.errors import UnexpectedTracerError
+from irax.dialect import mlir
+from irax.dialect.base import OpError
+from irax.dialect.builder import IRBuilder
+from irax.dialect.constant import Constant
+from irax.dialect.funcs import unique_name
+from irax.dialect.interpreter import Interpreter
+from irax.dialect.regions import function_to_region
+from irax.frontend.eager import concrete_value, eager_op
+from irax.frontend.tracer import Tracer
 
 _STACK: list[Trace] = []
 
@@ -35,8 +43,6 @@ class Trace:
 
     def __init__(self, origin: str = "", name: str = "main", module=None, parent=None,
                  concrete: bool = False, private: bool = False):
-        from irax.dialect import mlir
-
         ir = mlir.ir()
         self.origin = origin
         self.active = False
@@ -49,8 +55,6 @@ class Trace:
             module = parent.module if parent is not None else ir.Module.create(self.loc)
         self.module = module
         if parent is not None or private:
-            from irax.dialect.funcs import unique_name
-
             name = unique_name(module, name)
         self.name = name
         self._func = None
@@ -78,8 +82,6 @@ class Trace:
         self.ctx.__exit__(*exc)
 
     def _begin_function(self) -> None:
-        from irax.dialect import mlir
-        from irax.dialect.builder import IRBuilder
 
         ir = mlir.ir()
         ftype = ir.FunctionType.get([], [])
@@ -94,8 +96,6 @@ class Trace:
 
     # ---- building -------------------------------------------------------------------------
     def add_argument(self, aval: ShapedArray, concrete=None) -> Tracer:
-        from irax.dialect import mlir
-
         t = mlir.to_ir_type(aval)
         self._in_types.append(t)
         value = self._block.add_argument(t, self.loc)
@@ -126,8 +126,6 @@ class Trace:
         ``regions``: one ``(arg_avals, fn, arg_map)`` per region; ``fn`` (a func.func of
         this module) is moved into the region, its argument ``i`` becoming block argument
         ``arg_map[i]``. In a concrete trace the results also get their values."""
-        from irax.dialect import mlir
-        from irax.dialect.regions import function_to_region
 
         tracers = [self.lift(a) for a in args]
         values = [t._value for t in tracers]
@@ -142,8 +140,6 @@ class Trace:
             function_to_region(fn, region, arg_map)
         outs = [Tracer(self, v, a) for v, a in zip(results, out_avals)]
         if self.concrete and all(t._concrete is not None for t in tracers):
-            from irax.dialect.interpreter import Interpreter
-
             norm = op_cls.normalize_attrs(attrs)
             vals = op_cls.evaluate_regions(Interpreter(self.module), op,
                                            [t._concrete for t in tracers], norm, out_avals)
@@ -165,8 +161,6 @@ class Trace:
         if hit is not None and hit._const_of is x:
             return hit
         value, aval = concrete_value(x)
-        from irax.dialect.constant import Constant
-
         results, _, _ = self._builder.emit(Constant, [], [], value=value)
         tr = Tracer(self, results[0], aval)
         tr._concrete = value
@@ -196,8 +190,6 @@ class Trace:
         return inner
 
     def finish(self, outs) -> None:
-        from irax.dialect import mlir
-
         ir = mlir.ir()
         tracers = [self.lift(o) for o in outs]
         self.out_avals = [t.aval for t in tracers]
@@ -211,26 +203,18 @@ class Trace:
         return self._func
 
 
-def concrete_value(x) -> tuple[np.ndarray, ShapedArray]:
-    """NumPy data and abstract value of a concrete input (Array, ndarray, Python scalar)."""
-    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
-        dtype, weak = dtypes.dtype_and_weak(x)
-        if type(x) is int:
-            dtypes.check_python_int(x, dtype, "irax")
-        arr = np.asarray(x, dtype=dtype)
-        return arr, ShapedArray((), dtype, weak)
-    aval = getattr(x, "aval", None)
-    if aval is not None and hasattr(x, "_numpy"):
-        return x._numpy(), aval
-    if isinstance(x, (np.ndarray, np.generic)):
-        dt = dtypes.canonicalize_dtype(x.dtype)
-        arr = np.asarray(x, dtype=dt)
-        return arr, ShapedArray(arr.shape, dt, False)
-    if isinstance(x, (list, tuple)):
-        from irax.numpy import asarray
-
-        return concrete_value(asarray(x))
-    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid irax type")
+def mark_donated(module, donated) -> None:
+    """Marks arguments ``donated`` (indices) of the traced public function with
+    ``jax.buffer_donor`` (JAX's convention; ``irax-legalize-iree`` aliases them)."""
+    if not donated:
+        return
+    ir = mlir.ir()
+    fn = module.body.operations[0]
+    with mlir.context():
+        n = len(fn.regions[0].blocks[0].arguments)
+        donor = {"jax.buffer_donor": ir.BoolAttr.get(True)}
+        fn.attributes["arg_attrs"] = ir.ArrayAttr.get(
+            [ir.DictAttr.get(donor if i in donated else {}) for i in range(n)])
 
 
 def current_trace() -> Trace | None:
@@ -258,28 +242,5 @@ def bind(op_cls, *args, **attrs):
         # an op without operands (iota) is part of the program being traced, as in JAX:
         # computed by the compiled code instead of embedded as a constant
         trace = _STACK[-1]
-    outs = trace.emit(op_cls, args, attrs) if trace is not None else _eager(op_cls, args, attrs)
+    outs = trace.emit(op_cls, args, attrs) if trace is not None else eager_op(op_cls, args, attrs)
     return outs[0] if len(outs) == 1 else outs
-
-
-def _eager(op_cls, args, attrs):
-    from irax.dialect.base import OpError
-    from irax.runtime.array import Array
-
-    arrays, avals = [], []
-    for a in args:
-        v, av = concrete_value(a)
-        arrays.append(v)
-        avals.append(av)
-    try:
-        attrs = op_cls.normalize_attrs(attrs)
-        out_avals = op_cls.infer_list(avals, attrs)
-    except OpError as e:
-        raise TypeError(op_cls.diag(str(e))) from None
-    outs = op_cls.evaluate_list(arrays, attrs, out_avals)
-    return [Array._from_host(o, a) for o, a in zip(outs, out_avals)]
-
-
-# Imported last: tracer.py needs Trace-free names only.
-from irax.dialect.base import OpError  # noqa: E402
-from irax.frontend.tracer import Tracer  # noqa: E402

@@ -97,6 +97,7 @@ from irax.lax._shape import (  # noqa: F401
     reshape,
     rev,
     slice,
+    slice_in_dim,
     squeeze,
     transpose,
 )

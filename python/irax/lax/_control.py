@@ -13,6 +13,8 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray
 from irax.dialect.control_flow import Cond, Scan, While
+from irax.dialect.elementwise import Compare, Convert, Select
+from irax.frontend import eager
 from irax.frontend.callee import (
     fun_name,
     fun_symbol,
@@ -20,6 +22,11 @@ from irax.frontend.callee import (
     trace_callee,
 )
 from irax.frontend.trace import _STACK, Trace, bind
+from irax.frontend.tracer import Tracer
+from irax.lax import _shape as S
+from irax.lax import _util as U
+from irax.runtime.array import Array
+from irax.transforms.vectorize import vmap
 
 
 def _avals(leaves):
@@ -31,19 +38,12 @@ def _run(build, operands, api: str):
     a fresh trace whose function is then run by the reference interpreter."""
     if _STACK:
         return build(list(operands))
-    from irax.dialect.interpreter import evaluate_function
-    from irax.runtime.array import Array
-
     pairs = [leaf_aval_and_value(x) for x in operands]
     with Trace(origin=api, name="main") as t:
         outs = build([t.add_argument(a) for a, _ in pairs])
         t.finish(outs)
         out_avals = t.out_avals
-    from irax.frontend.callee import EAGER_PIPELINE
-    from irax.passes import run_pipeline
-
-    run_pipeline(t.module, EAGER_PIPELINE)  # transformations inside loop bodies
-    values = evaluate_function(t.module, "main", [v for _, v in pairs])
+    values = eager.evaluate(t.module, "main", [v for _, v in pairs])
     return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
 
 
@@ -120,8 +120,6 @@ def _describe(callee) -> str:
 
 
 def bind_convert(x, dtype):
-    from irax.dialect.elementwise import Convert
-
     aval = leaf_aval_and_value(x)[0]
     return x if aval.dtype == dtype and not aval.weak_type else \
         bind(Convert, x, new_dtype=np.dtype(dtype))
@@ -139,8 +137,6 @@ def cond(pred, true_fun, false_fun, *operands, operand=None):
     if dtypes.is_bool(p_aval.dtype):
         index = pred
     else:
-        from irax.dialect.elementwise import Compare
-
         index = bind(Compare, pred, np.zeros((), p_aval.dtype), direction="NE")
     return switch(index, [false_fun, true_fun], *operands, _names=("false_fun", "true_fun"))
 
@@ -226,15 +222,11 @@ def fori_loop(lower, upper, body_fun, init_val):
         return i + 1, upper_, body_fun(i, val)
 
     dt = dtypes.result_type(lower, upper)
-    from irax.numpy import asarray
-
-    _, _, out = while_loop(c, b, (asarray(lower, dt), asarray(upper, dt), init_val))
+    _, _, out = while_loop(c, b, (U.convert(lower, dt), U.convert(upper, dt), init_val))
     return out
 
 
 def _traced(*xs) -> bool:
-    from irax.frontend.tracer import Tracer
-
     return any(isinstance(x, Tracer) and x._concrete is None for x in xs)
 
 
@@ -306,19 +298,17 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 - JAX's name
     groups of that many elements with ``vmap`` inside each step."""
     if batch_size is None:
         return scan(lambda c, x: (c, f(x)), (), xs)[1]
-    import irax.numpy as jnp
-    from irax.transforms.vectorize import vmap
-
     leaves, tree = tree_util.tree_flatten(xs)
     n = leaves[0].shape[0]
     full, rem = divmod(n, batch_size)
-    head = [jnp.reshape(x[:full * batch_size], (full, batch_size, *x.shape[1:]))
+    head = [S.reshape(S.slice_in_dim(x, 0, full * batch_size), (full, batch_size, *x.shape[1:]))
             for x in leaves]
     ys = scan(lambda c, x: (c, vmap(f)(x)), (), tree_util.tree_unflatten(tree, head))[1]
-    ys = tree_util.tree_map(lambda y: jnp.reshape(y, (full * batch_size, *y.shape[2:])), ys)
+    ys = tree_util.tree_map(lambda y: S.reshape(y, (full * batch_size, *y.shape[2:])), ys)
     if rem:
-        tail = vmap(f)(tree_util.tree_unflatten(tree, [x[full * batch_size:] for x in leaves]))
-        ys = tree_util.tree_map(lambda a, b: jnp.concatenate([a, b]), ys, tail)
+        tail = vmap(f)(tree_util.tree_unflatten(
+            tree, [S.slice_in_dim(x, full * batch_size, None) for x in leaves]))
+        ys = tree_util.tree_map(lambda a, b: S.concatenate([a, b], 0), ys, tail)
     return ys
 
 
@@ -326,14 +316,12 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 - JAX's name
 def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
     """Inclusive scan with an associative ``fn`` (``jax.lax.associative_scan``), by the
     odd/even recursion: O(log n) levels of slicing and ``fn`` applications."""
-    import irax.numpy as jnp
-
     leaves, tree = tree_util.tree_flatten(elems)
     if not leaves:
         return elems
-    leaves = [jnp.moveaxis(x, axis, 0) for x in leaves]
+    leaves = [_moveaxis(U.as_operand(x), axis, 0) for x in leaves]
     if reverse:
-        leaves = [jnp.flip(x, 0) for x in leaves]
+        leaves = [S.rev(x, (0,)) for x in leaves]
 
     def combine(a, b):
         return tree_util.tree_leaves(fn(tree_util.tree_unflatten(tree, a),
@@ -343,36 +331,46 @@ def associative_scan(fn, elems, reverse: bool = False, axis: int = 0):
         n = xs[0].shape[0]
         if n < 2:
             return xs
-        pairs = combine([x[0:n - 1:2] for x in xs], [x[1::2] for x in xs])
+        pairs = combine([S.slice_in_dim(x, 0, n - 1, 2) for x in xs],
+                        [S.slice_in_dim(x, 1, None, 2) for x in xs])
         odd = rec(pairs)
+        evens = [S.slice_in_dim(x, 2, None, 2) for x in xs]
         if n % 2 == 0:
-            even = combine([o[:-1] for o in odd], [x[2::2] for x in xs])
+            even = combine([S.slice_in_dim(o, 0, -1) for o in odd], evens)
         else:
-            even = combine(odd, [x[2::2] for x in xs])
-        even = [jnp.concatenate([x[:1], e]) for x, e in zip(xs, even)]
+            even = combine(odd, evens)
+        even = [S.concatenate([S.slice_in_dim(x, 0, 1), e], 0) for x, e in zip(xs, even)]
         return [_interleave(e, o, n) for e, o in zip(even, odd)]
 
     out = rec(leaves)
     if reverse:
-        out = [jnp.flip(x, 0) for x in out]
-    out = [jnp.moveaxis(x, 0, axis) for x in out]
+        out = [S.rev(x, (0,)) for x in out]
+    out = [_moveaxis(x, 0, axis) for x in out]
     return tree_util.tree_unflatten(tree, out)
 
 
-def _interleave(even, odd, n):
-    import irax.numpy as jnp
+def _moveaxis(x, src: int, dst: int):
+    rank = U.aval_of(x).ndim
+    src, dst = U.canonicalize_axis(src, rank), U.canonicalize_axis(dst, rank)
+    order = [d for d in range(rank) if d != src]
+    order.insert(dst, src)
+    return U.transpose(x, order)
 
+
+def _interleave(even, odd, n):
+    """``[even[0], odd[0], even[1], odd[1], ...]`` along axis 0 (``even`` may have one
+    more)."""
     m = odd.shape[0]
-    pairs = jnp.stack([even[:m], odd], axis=1).reshape((2 * m, *odd.shape[1:]))
-    return jnp.concatenate([pairs, even[m:]]) if n % 2 else pairs
+    pairs = S.concatenate([S.expand_dims(S.slice_in_dim(even, 0, m), (1,)),
+                           S.expand_dims(odd, (1,))], 1)
+    pairs = S.reshape(pairs, (2 * m, *odd.shape[1:]))
+    return S.concatenate([pairs, S.slice_in_dim(even, m, None)], 0) if n % 2 else pairs
 
 
 def select_n(which, *cases):
     """``cases[which]`` elementwise (``jax.lax.select_n``); ``which`` is bool or int32."""
     if not cases:
         raise ValueError("select_n() must have at least one case")
-    from irax.dialect.elementwise import Compare, Select
-
     w_aval = leaf_aval_and_value(which)[0]
     if len(cases) == 1:
         return cases[0]

@@ -17,9 +17,11 @@ import operator
 
 import numpy as np
 
-from irax.core import tree_util
+from irax.core import dtypes, tree_util
 from irax.dialect import collective as C
-from irax.frontend.trace import current_trace
+from irax.dialect import elementwise as E
+from irax.frontend.axes import bound_axis_size
+from irax.frontend.trace import bind, current_trace
 from irax.lax import _util as U
 
 
@@ -31,8 +33,6 @@ def _names(axis_name) -> tuple:
 
 
 def _size(name) -> int:
-    from irax.transforms.vectorize import bound_axis_size
-
     return bound_axis_size(name)
 
 
@@ -74,11 +74,15 @@ def pmin(x, axis_name):
 def pmean(x, axis_name):
     """Mean of ``x`` over the mapped axis (axes) ``axis_name`` (true division, so integer
     inputs give floats, as in JAX)."""
-    from irax.numpy import true_divide
-
     names = _names(axis_name)
     n = int(np.prod([_size(name) for name in names]))
-    return tree_util.tree_map(lambda v: true_divide(v, n), psum(x, names))
+
+    def mean(v):
+        a = U.aval_of(v)
+        v = U.convert(v, dtypes.to_inexact_dtype(a.dtype), a.weak_type)
+        return bind(E.Div, v, U.full_like(v, n))
+
+    return tree_util.tree_map(mean, psum(x, names))
 
 
 def axis_index(axis_name):

@@ -16,7 +16,9 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.dialect import elementwise as E
+from irax.dialect import indexing as I
 from irax.dialect import shape as S
+from irax.dialect.constant import Iota
 from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
 from irax.lax import _util as U
@@ -140,6 +142,20 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
                 strides=stride)
 
 
+def slice_in_dim(operand, start_index, limit_index, stride: int = 1, axis: int = 0):
+    """``operand[start:limit:stride]`` along ``axis`` only (``jax.lax.slice_in_dim``);
+    None means the start or the end, and negative indices count from the end."""
+    a = U.aval_of(operand)
+    axis = U.canonicalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    start = 0 if start_index is None else operator.index(start_index)
+    limit = n if limit_index is None else operator.index(limit_index)
+    start, limit = start + n if start < 0 else start, limit + n if limit < 0 else limit
+    starts, limits, strides = [0] * a.ndim, list(a.shape), [1] * a.ndim
+    starts[axis], limits[axis], strides[axis] = start, limit, int(stride)
+    return slice(operand, starts, limits, strides)
+
+
 def _start_indices(starts, a, allow_negative=True):
     """Scalar int32 start indices (negative ones wrap once when ``allow_negative``)."""
     if hasattr(starts, "ndim") and not isinstance(starts, (list, tuple)):
@@ -178,7 +194,7 @@ def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices
         raise TypeError(f"slice slice_sizes must be less than or equal to operand shape, got "
                         f"slice_sizes {sizes} for operand shape {a.shape}.")
     starts = _start_indices(start_indices, a, allow_negative_indices)
-    return bind(S.DynamicSlice, U.as_operand(operand), *starts, slice_sizes=sizes)
+    return bind(I.DynamicSlice, U.as_operand(operand), *starts, slice_sizes=sizes)
 
 
 def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indices=True):
@@ -191,7 +207,7 @@ def dynamic_update_slice(operand, update, start_indices, *, allow_negative_indic
         raise TypeError(f"dynamic_update_slice update shape must be smaller than operand shape, "
                         f"got update shape {u.shape} for operand shape {a.shape}.")
     starts = _start_indices(start_indices, a, allow_negative_indices)
-    return bind(S.DynamicUpdateSlice, U.as_operand(operand), U.as_operand(update), *starts)
+    return bind(I.DynamicUpdateSlice, U.as_operand(operand), U.as_operand(update), *starts)
 
 
 def concatenate(operands, dimension: int):
@@ -275,8 +291,6 @@ def iota(dtype, size: int):
 
 def broadcasted_iota(dtype, shape, dimension: int):
     """Indices along ``dimension`` of an array of ``shape``."""
-    from irax.dialect.constant import Iota
-
     dt = dtypes.canonicalize_dtype(dtype)
     shape = _shape(shape)
     dimension = U.canonicalize_axis(dimension, len(shape))

@@ -10,6 +10,7 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
+from irax.dialect.attrs import Dense
 
 
 class LoweringBuilder:
@@ -20,6 +21,10 @@ class LoweringBuilder:
         self.ip = ip
         self.loc = loc
         self.out_avals = out_avals
+
+    def at_end(self, block) -> LoweringBuilder:
+        """A builder appending to ``block`` (a region's body), at this builder's location."""
+        return LoweringBuilder(mlir.ir().InsertionPoint(block), self.loc, [])
 
     def type(self, aval: ShapedArray):
         return mlir.to_ir_type(aval)
@@ -60,8 +65,6 @@ class LoweringBuilder:
         return self.op("stablehlo.bitcast_convert", [y], aval)
 
     def constant(self, value, dtype=None):
-        from irax.dialect.attrs import Dense
-
         arr = np.asarray(value, dtype=dtype)
         return self.create("stablehlo.constant", [], [self.type(ShapedArray(arr.shape, arr.dtype))],
                            {"value": Dense.encode(arr)}).results[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from irax.core.errors import IRError
 from irax.dialect import mlir
-from irax.dialect.base import REGISTRY, OpError
+from irax.dialect.base import REGISTRY, OpError, lookup
 from irax.lowering.builder import LoweringBuilder
 
 _state: dict = {}
@@ -67,8 +67,6 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         for dialect in ("stablehlo", "chlo", "func", "builtin", "flow"):
             target.add_legal_dialect(dialect)
         LoweringBuilder.used_chlo = False
-        from irax.dialect.control_flow import lower_region_ops
-
         lower_region_ops(module)
         try:
             rewrite.apply_full_conversion(module.operation, target, _patterns())
@@ -84,6 +82,29 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         except ir.MLIRError as e:
             raise IRError(f"lowered StableHLO failed to verify: {_diagnostics(e)}") from None
         _record_devices(module)
+
+
+def lower_region_ops(module) -> None:
+    """Replaces every irax region op (innermost first) by its StableHLO counterpart, its
+    ``lower_regions`` rule given a builder positioned before it."""
+    ir = mlir.ir()
+    todo = []
+
+    def visit(op):
+        cls = lookup(op.name)
+        if cls is not None and cls.region_op:
+            todo.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit, ir.WalkOrder.POST_ORDER)
+    for op in todo:
+        cls = lookup(op.name)
+        lb = LoweringBuilder(ir.InsertionPoint(op), op.location,
+                             [mlir.aval_of(r) for r in op.results])
+        news = cls.lower_regions(lb, op, cls.decode_attrs(op))
+        for old, new in zip(op.results, news):
+            old.replace_all_uses_with(new)
+        op.erase()
 
 
 #: module attribute of a lowered module that places values on several devices: how many

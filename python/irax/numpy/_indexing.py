@@ -20,6 +20,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
 from irax.dialect import elementwise as E
+from irax.dialect import indexing as I
 from irax.dialect import shape as S
 from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
@@ -196,7 +197,7 @@ def _apply_scalars(x, dims):
         starts = [(_wrap(v, shape[d]) if k == "dyn" else U.full((), 0, _INDEX_DTYPE))
                   for d, (k, v) in enumerate(dims)]
         sizes = tuple(1 if k == "dyn" else n for (k, _), n in zip(dims, shape))
-        x = bind(S.DynamicSlice, x, *starts, slice_sizes=sizes)
+        x = bind(I.DynamicSlice, x, *starts, slice_sizes=sizes)
     out = tuple(n for (k, _), n in zip(dims, shape) if k not in ("int", "dyn"))
     return LU.reshape(x, out)
 
@@ -212,7 +213,7 @@ def _gather(x, dims):
     at = adv[0] if contiguous else 0
     rest = len(shape) - len(adv)
     offset = tuple(i for i in range(rest + len(bshape)) if not at <= i < at + len(bshape))
-    return bind(S.Gather, x, indices, offset_dims=offset, collapsed_slice_dims=tuple(adv),
+    return bind(I.Gather, x, indices, offset_dims=offset, collapsed_slice_dims=tuple(adv),
                 start_index_map=tuple(adv),
                 slice_sizes=tuple(1 if d in adv else n for d, n in enumerate(shape)),
                 index_vector_dim=len(bshape))
@@ -262,7 +263,7 @@ def _gather_axis(x, axis, i):
     indices = LU.reshape(i, ishape + (1,))
     offset = tuple(d for d in range(len(shape) - 1 + len(ishape))
                    if not axis <= d < axis + len(ishape))
-    return bind(S.Gather, x, indices, offset_dims=offset, collapsed_slice_dims=(axis,),
+    return bind(I.Gather, x, indices, offset_dims=offset, collapsed_slice_dims=(axis,),
                 start_index_map=(axis,),
                 slice_sizes=tuple(1 if d == axis else n for d, n in enumerate(shape)),
                 index_vector_dim=len(ishape))

@@ -21,6 +21,8 @@ After:
 
 from __future__ import annotations
 
+from irax.dialect.autodiff import Differentiation
+from irax.passes.expand import expand_module
 from irax.passes.registry import ModulePass, register_pass
 
 
@@ -29,8 +31,7 @@ class Autodiff(ModulePass):
     """irax-autodiff: expand differentiation ops into generated functions"""
 
     name = "irax-autodiff"
+    expands = (Differentiation,)
 
     def run(self, module) -> None:
-        from irax.passes.expand import expand_module
-
-        expand_module(module, frozenset({self.name}), self.name)
+        expand_module(module, self.expands, self.name)

@@ -1,4 +1,5 @@
-"""irax-cse: merge identical irax ops (same op, operands, attributes and result types).
+"""irax-cse: merge identical irax ops (same op, operands, attributes and result types);
+ops with side effects (``dialect/effects.py``) are never merged.
 
 MLIR's CSE never merges unregistered ops, so irax needs this pass. Attributes are
 compared through each op class's decoded values, so equal constants merge too.
@@ -16,6 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.dialect.base import lookup
+from irax.dialect.effects import Effects
+from irax.dialect.funcs import function_blocks
 from irax.passes.registry import ModulePass, register_pass
 
 
@@ -29,24 +33,22 @@ def _freeze(value):
     return value
 
 
-def op_key(op):
-    """A hashable identity of a side-effect-free irax op, or None if it has regions or is
-    not an irax op."""
-    from irax.dialect.base import lookup
-
+def op_key(op, effects: Effects):
+    """A hashable identity of a side-effect-free irax op, or None if it has regions or
+    side effects, or is not an irax op."""
     cls = lookup(op.name)
-    if cls is None or len(op.regions) or not len(op.results):
+    if cls is None or len(op.regions) or not len(op.results) or effects.has_effects(op):
         return None
     attrs = cls.decode_attrs(op)
     return (op.name, tuple(op.operands), tuple(str(r.type) for r in op.results),
             tuple(sorted((k, _freeze(v)) for k, v in attrs.items())))
 
 
-def cse_block(block) -> int:
+def cse_block(block, effects: Effects) -> int:
     seen: dict = {}
     merged = 0
     for op in list(block.operations):
-        key = op_key(op)
+        key = op_key(op, effects)
         if key is None:
             continue
         prev = seen.get(key)
@@ -61,9 +63,8 @@ def cse_block(block) -> int:
 
 
 def cse_module(module) -> int:
-    from irax.dialect.funcs import function_blocks
-
-    return sum(cse_block(block) for block in list(function_blocks(module)))
+    effects = Effects(module)
+    return sum(cse_block(block, effects) for block in list(function_blocks(module)))
 
 
 @register_pass

@@ -1,4 +1,5 @@
-"""irax-dce: erase irax ops whose results are unused (irax ops have no side effects).
+"""irax-dce: erase irax ops whose results are unused, unless they have side effects
+(``dialect/effects.py``: their class says so, or a function or region they run does).
 
 MLIR's own DCE never erases unregistered ops, so irax needs this pass.
 
@@ -13,6 +14,9 @@ After:
 
 from __future__ import annotations
 
+from irax.dialect.base import lookup
+from irax.dialect.effects import Effects
+from irax.dialect.funcs import function_blocks
 from irax.passes.registry import ModulePass, register_pass
 
 
@@ -20,44 +24,27 @@ def _unused(op) -> bool:
     return all(len(list(r.uses)) == 0 for r in op.results)
 
 
-def dce_block(block) -> int:
+def dce_block(block, effects: Effects) -> int:
     """Erases dead irax ops of ``block`` (last to first); returns how many."""
-    from irax.dialect.base import lookup
-
     erased = 0
     for op in reversed(list(block.operations)):
-        if lookup(op.name) is not None and len(op.results) and _unused(op):
+        if lookup(op.name) is not None and len(op.results) and _unused(op) and \
+                not effects.has_effects(op):
             op.erase()
             erased += 1
     return erased
 
 
 def dce_module(module) -> int:
-    from irax.dialect.funcs import function_blocks
-
-    return sum(dce_block(block) for block in list(function_blocks(module)))
+    effects = Effects(module)
+    return sum(dce_block(block, effects) for block in list(function_blocks(module)))
 
 
 @register_pass
 class DCE(ModulePass):
-    """irax-dce: erase irax ops whose results are unused"""
+    """irax-dce: erase irax ops whose results are unused and that have no side effects"""
 
     name = "irax-dce"
 
     def run(self, module) -> None:
         dce_module(module)
-
-
-@register_pass
-class SymbolDCE(ModulePass):
-    """irax-symbol-dce: erase private functions no public function references
-
-    MLIR's symbol-dce refuses modules holding unregistered ops with regions (irax's
-    control flow), so irax has its own."""
-
-    name = "irax-symbol-dce"
-
-    def run(self, module) -> None:
-        from irax.passes.inline import drop_unreferenced
-
-        drop_unreferenced(module)

@@ -1,11 +1,12 @@
-"""Expansion of transformation ops, shared by irax-autodiff, irax-vectorize and
+"""Expansion of transformation ops, shared by irax-autodiff, irax-vectorize, irax-shard and
 irax-expand-transforms.
 
-Each transformation op (``irax.grad``, ``irax.vmap``, ...) names the pass that expands it
-(``expanded_by``). Functions are visited callee first, so a transformation always sees a
-callee free of pending transformations: innermost first, at any nesting depth and any mix
-of kinds. A pass that meets a callee still holding a transformation of another kind
-reports which pass to run first.
+A pass expands the transformation ops of the classes it names (``expands``). Functions are
+visited callee first, so a transformation always sees a callee free of pending
+transformations: innermost first, at any nesting depth and any mix of kinds. A pass that
+meets a callee still holding a transformation of another kind reports which pass to run
+first. ``ExpandContext`` is the ``TransformContext`` the op rules see (``b.ctx``): the
+module's symbol table and every function-level transformation, memoized.
 
 Before:
     %g = "irax.vmap"(%xs) {callee = @df, in_axes = array<i64: 0>, ...}
@@ -16,18 +17,23 @@ After (irax-expand-transforms):
 
 from __future__ import annotations
 
+from irax.autodiff.jvp import jvp_function
+from irax.autodiff.vjp import linearize_body, vjp_function
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import Call
 from irax.dialect.transform import TransformOp
+from irax.shard.split import shard_function
+from irax.vectorize.batch import result_dims, vmap_function
 
 
 class ExpandContext:
-    """Symbol table and memoized generated functions of one module (for one pass run)."""
+    """Symbol table and memoized generated functions of one module (for one pass run);
+    implements ``dialect.rules.TransformContext``."""
 
-    def __init__(self, module, kinds: frozenset[str]):
+    def __init__(self, module, kinds: tuple[type[TransformOp], ...] = ()):
         self.module = module
         self.kinds = kinds
         self.symbols = funcs.symbol_table(module)
@@ -43,8 +49,30 @@ class ExpandContext:
     def add_symbol(self, fn) -> None:
         self.symbols[funcs.symbol_name(fn)] = fn
 
+    # ---- the function-level transformations rules may ask for ---------------------------
+    def jvp(self, name: str) -> str:
+        return jvp_function(self, name)
 
-def expand_module(module, kinds: frozenset[str], pass_name: str) -> None:
+    def vjp(self, name: str, wrt, ct_outputs) -> str:
+        return vjp_function(self, name, tuple(wrt), tuple(ct_outputs))
+
+    def vmap(self, name: str, in_dims, out_axes, axis_size: int, axis_name: str) -> str:
+        return vmap_function(self, name, tuple(in_dims),
+                             None if out_axes is None else tuple(out_axes), axis_size,
+                             axis_name)
+
+    def vmap_result_dims(self, name: str) -> tuple:
+        return result_dims(self, name)
+
+    def shard(self, callee, in_axes, out_axes, axis_size, axis_name, devices) -> str:
+        return shard_function(self, callee, in_axes, out_axes, axis_size, axis_name, devices)
+
+    def linearize(self, b, name: str, primals, tangents):
+        return linearize_body(self, b, self.callee(name), primals, tangents)
+
+
+def expand_module(module, kinds: tuple[type[TransformOp], ...], pass_name: str) -> None:
+    """Expands every transformation op of a class in ``kinds``."""
     ctx = ExpandContext(module, kinds)
     for fn in list(module.body.operations):
         if fn.operation.name == "func.func":
@@ -61,14 +89,14 @@ def expand_function(ctx: ExpandContext, fn, pass_name: str) -> None:
         if cls is None or not issubclass(cls, TransformOp):
             continue
         attrs = cls.decode_attrs(op)
-        if cls.expanded_by not in ctx.kinds:
+        if not issubclass(cls, ctx.kinds):
             if cls.keeps_own_rules:  # outer rules will transform its callee: clean it first
                 expand_function(ctx, ctx.callee(attrs["callee"]), pass_name)
             continue
         callee = ctx.callee(attrs["callee"])
         expand_function(ctx, callee, pass_name)
         _check_no_pending(ctx, callee, pass_name, op)
-        key = (cls.name, tuple(sorted(attrs.items())))
+        key = (cls, tuple(sorted(attrs.items())))
         generated = ctx.cache.get(key)
         if generated is None:
             try:

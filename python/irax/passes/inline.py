@@ -23,26 +23,23 @@ After:
 
 from __future__ import annotations
 
+from irax.core.errors import IRError
+from irax.dialect import funcs, mlir
+from irax.dialect.control import is_plain_call
 from irax.passes.registry import ModulePass, Option, register_pass
+from irax.passes.symbol_dce import drop_unreferenced
 
 
 def _is_call(op) -> bool:
-    from irax.dialect.control import is_plain_call
-
     return is_plain_call(op)
 
 
 def _callee(op) -> str:
-    from irax.dialect import mlir
-
     return mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
 
 
 def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
     """Inlines every call in ``fn`` (recursively, callees first); returns how many."""
-    from irax.core.errors import IRError
-    from irax.dialect import funcs
-
     count = 0
     if depth > limit:
         raise IRError(f"irax-inline: call depth exceeds {limit} (recursive functions?)")
@@ -56,7 +53,6 @@ def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
         count += inline_calls(callee, table, depth + 1, limit)
         body = callee.regions[0].blocks[0]
         env = dict(zip(body.arguments, op.operands))
-        from irax.dialect import mlir
 
         ip = mlir.ir().InsertionPoint(op)
         for inner in body.operations:
@@ -80,32 +76,9 @@ class Inline(ModulePass):
     options = {"drop-dead": Option(bool, True, "erase private functions no longer called")}
 
     def run(self, module) -> None:
-        from irax.dialect import funcs
-
         table = funcs.symbol_table(module)
         for fn in list(module.body.operations):
-            if fn.operation.name == "func.func" and is_public(fn):
+            if fn.operation.name == "func.func" and funcs.is_public(fn):
                 inline_calls(fn, table)
         if self.option("drop-dead"):
             drop_unreferenced(module)
-
-
-def is_public(fn) -> bool:
-    from irax.dialect import mlir
-
-    if "sym_visibility" not in fn.attributes:
-        return True
-    return mlir.ir().StringAttr(fn.attributes["sym_visibility"]).value == "public"
-
-
-def drop_unreferenced(module) -> None:
-    from irax.dialect import funcs
-
-    publics = [funcs.symbol_name(f) for f in module.body.operations
-               if f.operation.name == "func.func" and is_public(f)]
-    live = set()
-    for name in publics:
-        live.update(funcs.symbol_name(f) for f in funcs.reachable_functions(module, name))
-    for fn in list(module.body.operations):
-        if fn.operation.name == "func.func" and funcs.symbol_name(fn) not in live:
-            fn.operation.erase()

@@ -10,6 +10,7 @@ chlo ops produced by a rule (erf, lgamma, ...) are then legalized to StableHLO.
 
 from __future__ import annotations
 
+from irax.lowering.stablehlo import lower_module
 from irax.passes.registry import ModulePass, Option, register_pass
 
 
@@ -21,7 +22,4 @@ class LowerToStableHLO(ModulePass):
     options = {"legalize-chlo": Option(bool, True, "legalize chlo ops to StableHLO")}
 
     def run(self, module) -> None:
-        import irax.dialect  # noqa: F401 - every op family registered
-        from irax.lowering.stablehlo import lower_module
-
         lower_module(module, legalize_chlo=self.option("legalize-chlo"))

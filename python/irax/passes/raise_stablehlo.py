@@ -38,10 +38,12 @@ After:
 
 from __future__ import annotations
 
-import re
-
-import numpy as np
-
+from irax.core.errors import IRError
+from irax.dialect import mlir
+from irax.dialect.base import REGISTRY, OpError
+from irax.dialect.builder import IRBuilder, aval
+from irax.dialect.control_flow import Cond, While
+from irax.dialect.verifier import verify_module
 from irax.passes.registry import ModulePass, register_pass
 
 PASS = "irax-raise-stablehlo"
@@ -55,10 +57,6 @@ class RaiseStableHLO(ModulePass):
     name = PASS
 
     def run(self, module) -> None:
-        import irax.dialect  # noqa: F401 - every op family registered
-        from irax.core.errors import IRError
-        from irax.dialect.verifier import verify_module
-
         _legalize_chlo(module)
         _drop_frontend_attributes(module)
         diags = []
@@ -88,8 +86,6 @@ def raise_function(fn) -> list[str]:
     """Raises every StableHLO op of ``fn`` in place; returns the diagnostics of the ops that
     cannot be raised. Ops are visited last to first, so a hook still sees the StableHLO
     producers of its operands (a reduce's init constant) and dead ops are dropped."""
-    from irax.dialect.base import OpError
-
     diags = []
     for block in fn.regions[0].blocks:
         for op in reversed(list(block.operations)):
@@ -102,8 +98,6 @@ def raise_function(fn) -> list[str]:
 
 
 def _raise_op(op) -> None:
-    from irax.dialect.builder import IRBuilder
-
     if op.name.startswith("irax.") or op.name == "func.return":
         return
     if len(op.results) and not any(_used(r) for r in op.results) \
@@ -126,9 +120,6 @@ def _used(value) -> bool:
 def _check_types(op) -> None:
     """Every operand and result is a static tensor of a dtype irax knows (not a token, a
     tuple or a dynamic shape)."""
-    from irax.dialect import mlir
-    from irax.dialect.base import OpError
-
     for v in (*op.operands, *op.results):
         try:
             mlir.aval_of(v)
@@ -137,9 +128,6 @@ def _check_types(op) -> None:
 
 
 def _raise_one(b, op) -> list:
-    from irax.dialect import mlir
-    from irax.dialect.base import OpError
-
     cls, attrs = _match(op)
     operands = list(op.operands)
     if cls.num_operands is not None:
@@ -160,8 +148,6 @@ def _raise_one(b, op) -> list:
 
 def _match(op):
     """The irax op class that expresses ``op`` and its attributes."""
-    from irax.dialect.base import OpError
-
     candidates = raisers().get(op.name)
     if not candidates:
         raise OpError("is not supported yet")
@@ -175,8 +161,6 @@ def _match(op):
 
 def raisers() -> dict[str, list]:
     """StableHLO op name -> the irax op classes that raise from it (from ``raises_from``)."""
-    from irax.dialect.base import REGISTRY
-
     index = _state.get("raisers")
     if index is None or _state.get("n") != len(REGISTRY):
         index = {}
@@ -189,8 +173,6 @@ def raisers() -> dict[str, list]:
 
 
 def _types(avals) -> str:
-    from irax.dialect import mlir
-
     return ", ".join(str(mlir.to_ir_type(a)) for a in avals)
 
 
@@ -200,8 +182,6 @@ _IDENTITY_CUSTOM_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullSh
 
 
 def _clamp(b, op):
-    from irax.dialect.builder import aval
-
     lo, x, hi = op.operands
     shape = aval(x).shape
     lo, hi = (v if aval(v).shape == shape else
@@ -214,9 +194,6 @@ def _forward(b, op):
 
 
 def _custom_call(b, op):
-    from irax.dialect import mlir
-    from irax.dialect.base import OpError
-
     target = mlir.ir().StringAttr(op.attributes["call_target_name"]).value
     same = [v.type for v in op.operands] == [r.type for r in op.results]
     if target not in _IDENTITY_CUSTOM_CALLS or not same:
@@ -258,8 +235,6 @@ def _captured(region) -> list:
 
 
 def _raise_region_body(region) -> None:
-    from irax.dialect.base import OpError
-
     diags = []
     for blk in region.blocks:
         for inner in reversed(list(blk.operations)):
@@ -279,8 +254,6 @@ def _into_region(src, dst, consts, lead_args, lead_values=None, prefix_ret=0):
     consts then ``lead_args`` (the source block's own arguments, if any); uses of captured
     values become the const arguments; ``stablehlo.return`` becomes ``irax.return`` (after
     dropping its first ``prefix_ret`` values)."""
-    from irax.dialect import mlir
-
     ir = _ir()
     old = src.blocks[0]
     types = [v.type for v in consts] + [a.type for a in lead_args]
@@ -308,9 +281,6 @@ def _into_region(src, dst, consts, lead_args, lead_values=None, prefix_ret=0):
 
 
 def _while(b, op):
-    from irax.dialect import mlir
-    from irax.dialect.control_flow import While
-
     for region in op.regions:
         _raise_region_body(region)
     consts = []
@@ -326,9 +296,6 @@ def _while(b, op):
 
 
 def _case(b, op, index, regions):
-    from irax.dialect import mlir
-    from irax.dialect.control_flow import Cond
-
     for region in regions:
         _raise_region_body(region)
     consts = []
@@ -345,7 +312,6 @@ def _stablehlo_case(b, op):
     import numpy as np
 
     index = op.operands[0]
-    from irax.dialect.builder import aval
 
     if aval(index).dtype != np.int32:
         index = b.convert(index, new_dtype=np.dtype(np.int32))
@@ -368,8 +334,6 @@ _COMPOSITES = {"stablehlo.clamp": _clamp, "stablehlo.optimization_barrier": _for
 # ---- module preparation ------------------------------------------------------------------------
 def _legalize_chlo(module) -> None:
     from iree.compiler import passmanager
-
-    from irax.dialect import mlir
 
     chlo = []
 
@@ -420,96 +384,8 @@ def _names(attrs) -> list[str]:
 
 
 def _ir():
-    from irax.dialect import mlir
-
     return mlir.ir()
 
 
 def _walk():
     return _ir().WalkResult
-
-
-# ---- readers for the ``raise_attrs`` hooks ------------------------------------------------------
-def result_aval(op, i: int = 0):
-    from irax.dialect import mlir
-
-    return mlir.aval_of(op.results[i])
-
-
-def operand_aval(op, i: int = 0):
-    from irax.dialect import mlir
-
-    return mlir.aval_of(op.operands[i])
-
-
-def i64(op, name: str) -> int:
-    return _ir().IntegerAttr(op.attributes[name]).value
-
-
-def i64s(op, name: str) -> tuple[int, ...]:
-    """``array<i64: 1, 0>`` -> ``(1, 0)``."""
-    return tuple(_ir().DenseI64ArrayAttr(op.attributes[name]))
-
-
-def enum(op, name: str) -> str:
-    """``#stablehlo<comparison_direction LT>`` -> ``"LT"``."""
-    text = str(op.attributes[name])
-    return text[text.rindex(" ") + 1:text.rindex(">")]
-
-
-_FIELD = re.compile(r"(\w+)\s*=\s*(\[[^\]]*\]|-?\d+)")
-
-
-def fields(op, name: str) -> dict:
-    """The integer fields of a StableHLO struct attribute (absent fields are absent):
-    ``#stablehlo.gather<offset_dims = [1], index_vector_dim = 1>`` ->
-    ``{"offset_dims": (1,), "index_vector_dim": 1}``."""
-    out = {}
-    for key, value in _FIELD.findall(str(op.attributes[name])):
-        if value.startswith("["):
-            out[key] = tuple(int(v) for v in re.findall(r"-?\d+", value))
-        else:
-            out[key] = int(value)
-    return out
-
-
-def reducer(op, region: int = 0) -> str | None:
-    """The name of the op a region applies to its two scalar arguments (``stablehlo.add``
-    for a sum), or None for any other region."""
-    blocks = list(op.regions[region].blocks)
-    if len(blocks) != 1 or len(blocks[0].arguments) != 2:
-        return None
-    ops = [o.operation for o in blocks[0].operations]
-    if len(ops) != 2 or ops[1].name != "stablehlo.return" or len(ops[0].operands) != 2:
-        return None
-    args, (combine, ret) = list(blocks[0].arguments), ops
-    if set(combine.operands) != set(args) or list(ret.operands) != [combine.results[0]]:
-        return None
-    return combine.name
-
-
-def dense_value(op, name: str = "value") -> np.ndarray:
-    """A dense attribute as a NumPy array (complex ones are read from the op's text)."""
-    from irax.dialect import attrs
-
-    return attrs.Dense.decode_from(op, name)
-
-
-def constant_value(value) -> np.ndarray | None:
-    """The value of a constant operand (a StableHLO or irax constant, possibly broadcast
-    from a scalar), or None when it is not a constant."""
-    ir = _ir()
-    if not isinstance(value, ir.OpResult):
-        return None
-    op = value.owner.operation
-    if op.name == "stablehlo.constant":
-        return dense_value(op)
-    if op.name == "irax.constant":
-        from irax.dialect.constant import Constant
-
-        return Constant.decode_attrs(op)["value"]
-    if op.name == "stablehlo.broadcast_in_dim":
-        inner = constant_value(op.operands[0])
-        if inner is not None and inner.size == 1:
-            return np.broadcast_to(inner.reshape(()), result_aval(op).shape)
-    return None

@@ -22,17 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from irax.dialect import mlir
+from irax.passes.pipelines import PIPELINES
+
 PASSES: dict[str, type[ModulePass]] = {}
-
-#: named pipelines: a name standing for a pipeline string
-PIPELINES: dict[str, str] = {
-    "irax-jit": "irax-expand-transforms, irax-shard, irax-symbol-dce, "
-                "irax-lower-to-stablehlo",
-    "irax-default": "irax-verify, irax-expand-transforms, irax-shard, irax-inline, "
-                    "irax-simplify, "
-                    "irax-lower-to-stablehlo",
-}
-
 
 class PipelineError(ValueError):
     """A malformed pipeline, an unknown pass or a bad option."""
@@ -137,6 +130,14 @@ def _parse_options(pass_cls, text: str) -> dict:
     return values
 
 
+def _expand_names(items: list[str]) -> list[str]:
+    """The items with every pipeline name replaced by its passes (names may nest)."""
+    out = []
+    for item in items:
+        out += _expand_names(_split_top(PIPELINES[item])) if item in PIPELINES else [item]
+    return out
+
+
 def parse_pipeline(text: str) -> list:
     """Parses ``builtin.module(...)`` (or a bare comma list) into steps: irax pass
     instances and ``_MlirStep`` runs of registered MLIR passes."""
@@ -146,10 +147,7 @@ def parse_pipeline(text: str) -> list:
     elif text.startswith("any(") and text.endswith(")"):
         text = text[4:-1]
     steps: list = []
-    items = []
-    for item in _split_top(text):
-        items += _split_top(PIPELINES[item]) if item in PIPELINES else [item]
-    for item in items:
+    for item in _expand_names(_split_top(text)):
         name = item.split("{", 1)[0].split("(", 1)[0].strip()
         cls = PASSES.get(name)
         if cls is None:
@@ -172,8 +170,6 @@ def parse_pipeline(text: str) -> list:
 
 def run_pipeline(module, text: str, after_each=None) -> None:
     """Runs a pipeline on ``module`` in place. ``after_each(step_name, module)`` observes."""
-    from irax.dialect import mlir
-
     steps = parse_pipeline(text)
     for step in steps:
         if isinstance(step, _MlirStep):
@@ -189,8 +185,6 @@ def run_pipeline(module, text: str, after_each=None) -> None:
 
 def _run_mlir(module, text: str) -> None:
     from iree.compiler import passmanager
-
-    from irax.dialect import mlir
 
     ir = mlir.ir()
     with mlir.context():

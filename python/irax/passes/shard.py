@@ -1,12 +1,7 @@
 """irax-shard: expand irax.pmap into per-device code joined by transfers.
 
 Each ``irax.pmap`` becomes a call of ``@f_pmap``, in which the callee's body is repeated
-once per device: device ``k`` gets slice ``k`` of every mapped operand (and a copy of every
-unmapped one) through ``irax.transfer``, so IREE runs its copy of each op there. A
-collective over the pmap's axis gathers its operand from every device onto the first one,
-applies the op's vmap rule to the stacked values there, and sends each device its slice
-of the result (IREE's local devices have no collective channels; the same code runs on
-any number of devices). Results are stacked along ``out_axes`` on device 0.
+once per device (``shard/split.py``).
 
 Before:
     %y = "irax.pmap"(%xs) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>,
@@ -16,25 +11,14 @@ After:
       %a = "irax.slice"(%xs) ... %a0 = "irax.reshape"(%a) ...
       %x0 = "irax.transfer"(%a0) {device = 0 : i64}
       ... (the same for device 1, then @f's ops once per device)
-      %s = "irax.psum"(...) becomes transfers to device 0, a reduce_sum, transfers back
     %y = "irax.call"(%xs) {callee = @f_pmap}
-
-A pmap whose loops or branches (``irax.while``/``irax.cond``/``irax.scan``) hold a
-collective over its axis cannot be split per device op by op; it is expanded as the
-equivalent vmap instead (same values, computed on one device).
 """
 
 from __future__ import annotations
 
-from irax.core.errors import IRError
-from irax.dialect import funcs, mlir
-from irax.dialect.base import OpError, lookup
-from irax.dialect.builder import IRBuilder
-from irax.dialect.collective import Collective
-from irax.dialect.control import is_plain_call
-from irax.dialect.transform import _insert
+from irax.dialect.shard import Pmap
+from irax.passes.expand import expand_module
 from irax.passes.registry import ModulePass, register_pass
-from irax.vectorize.builder import BatchBuilder
 
 
 @register_pass
@@ -42,144 +26,7 @@ class Shard(ModulePass):
     """irax-shard: expand irax.pmap ops into per-device code with irax.transfer ops"""
 
     name = "irax-shard"
+    expands = (Pmap,)
 
     def run(self, module) -> None:
-        from irax.passes.expand import expand_module
-
-        expand_module(module, frozenset({self.name}), self.name)
-
-
-def shard_function(ctx, callee, in_axes, out_axes, axis_size, axis_name, devices) -> str:
-    """The name of the generated per-device function for one pmap."""
-    fn = ctx.callee(callee)
-    ins, outs = funcs.signature(fn)
-    if _collective_in_region(ctx, fn, axis_name, set()):
-        from irax.vectorize.batch import vmap_function
-
-        return vmap_function(ctx, callee, _dims(in_axes), _dims(out_axes), axis_size,
-                             axis_name)
-    new_in = [a if ax < 0 else _insert(a, ax, axis_size) for a, ax in zip(ins, in_axes)]
-    name = funcs.unique_name(ctx.module, f"{callee}_pmap")
-    new_fn, block = funcs.create_function(ctx.module, name, new_in)
-    ctx.add_symbol(new_fn)
-    b = BatchBuilder(IRBuilder.at_end(block), ctx, axis_size, axis_name)
-    envs = [[_device_input(b, x, ax, k, dev) for x, ax in zip(block.arguments, in_axes)]
-            for k, dev in enumerate(devices)]
-    per_device = _unroll(ctx, b, fn, envs, tuple(devices))
-    results = [_stack(b, [vals[j] for vals in per_device], ax)
-               for j, ax in enumerate(out_axes)]
-    funcs.finish_function(new_fn, block, results)
-    return name
-
-
-def _dims(axes) -> tuple:
-    return tuple(None if a < 0 else a for a in axes)
-
-
-def _device_input(b, x, axis: int, k: int, device: int):
-    if axis >= 0:
-        x = _take(b, x, axis, k)
-    return b.transfer(x, device=device)
-
-
-def _take(b, x, axis: int, k: int):
-    """Slice ``k`` of ``x`` along ``axis``, without that axis."""
-    shape = b.aval(x).shape
-    start = [0] * len(shape)
-    limit = list(shape)
-    start[axis], limit[axis] = k, k + 1
-    piece = b.slice(x, start_indices=tuple(start), limit_indices=tuple(limit),
-                    strides=(1,) * len(shape))
-    return b.reshape(piece, new_sizes=shape[:axis] + shape[axis + 1:])
-
-
-def _stack(b, values, axis: int, home: int = 0):
-    """The per-device ``values`` moved to device ``home`` and stacked along ``axis``
-    (``axis < 0``: the value of the first device)."""
-    if axis < 0:
-        return b.transfer(values[0], device=home)
-    pieces = []
-    for v in values:
-        shape = list(b.aval(v).shape)
-        shape.insert(axis, 1)
-        pieces.append(b.reshape(b.transfer(v, device=home), new_sizes=tuple(shape)))
-    return pieces[0] if len(pieces) == 1 else b.concatenate(*pieces, dimension=axis)
-
-
-def _unroll(ctx, b, fn, envs, devices) -> list[list]:
-    """Emits ``fn``'s body once per device (``envs[k]``: device ``k``'s arguments);
-    returns each device's results."""
-    block = fn.regions[0].blocks[0]
-    env = [dict(zip(block.arguments, vals)) for vals in envs]
-    for op in block.operations:
-        ins = [[e[v] for v in op.operands] for e in env]
-        if op.name == "func.return":
-            return ins
-        cls = lookup(op.name)
-        if is_plain_call(op):
-            callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
-            outs = _unroll(ctx, b, callee, ins, devices)
-        elif cls is not None and issubclass(cls, Collective) and \
-                cls.decode_attrs(op)["axis_name"] == b.axis_name:
-            outs = _collective(b, cls, op, ins, devices)
-        else:
-            outs = [list(funcs.clone_op(op, vals, b.ir.ip).results) for vals in ins]
-        for e, vals in zip(env, outs):
-            e.update(zip(op.results, vals))
-    raise IRError(f"irax-shard: @{funcs.symbol_name(fn)} has no return")
-
-
-def _collective(b, cls, op, ins, devices) -> list[list]:
-    """A collective across the devices: the operands gathered on the first device, the
-    op's vmap rule applied there, each device sent its slice of the result."""
-    home = devices[0]
-    if ins[0]:
-        args, dims = [_stack(b, [vals[0] for vals in ins], 0, home)], [0]
-    else:
-        args, dims = [], []
-    try:
-        outs, out_dims = cls.batch(b, args, dims, **cls.decode_attrs(op))
-    except OpError as e:
-        raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-    per_device = []
-    for k, dev in enumerate(devices):
-        vals = [v if d is None else _take(b, v, d, k) for v, d in zip(outs, out_dims)]
-        per_device.append([b.transfer(v, device=dev) for v in vals])
-    return per_device
-
-
-def _collective_in_region(ctx, fn, axis_name: str, seen: set) -> bool:
-    """Whether a loop or branch of ``fn`` (or of a function it calls) holds a collective
-    over ``axis_name``."""
-    name = funcs.symbol_name(fn)
-    if name in seen:
-        return False
-    seen.add(name)
-    for op in fn.regions[0].blocks[0].operations:
-        if is_plain_call(op):
-            callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
-            if _collective_in_region(ctx, callee, axis_name, seen):
-                return True
-        elif len(op.regions) and _mentions_axis(ctx, op, axis_name, set()):
-            return True
-    return False
-
-
-def _mentions_axis(ctx, root, axis_name: str, seen: set) -> bool:
-    """Whether ``root`` or anything it calls holds a collective over ``axis_name``."""
-    found = []
-
-    def visit(op):
-        cls = lookup(op.name)
-        if cls is not None and issubclass(cls, Collective) and \
-                cls.decode_attrs(op)["axis_name"] == axis_name:
-            found.append(op)
-        for ref in funcs.symbol_refs(op):
-            if ref not in seen:
-                seen.add(ref)
-                if _mentions_axis(ctx, ctx.callee(ref), axis_name, seen):
-                    found.append(op)
-        return mlir.ir().WalkResult.ADVANCE
-
-    root.operation.walk(visit)
-    return bool(found)
+        expand_module(module, self.expands, self.name)

@@ -18,6 +18,8 @@ After:
 
 from __future__ import annotations
 
+from irax.dialect.vectorize import Vmap
+from irax.passes.expand import expand_module
 from irax.passes.registry import ModulePass, register_pass
 
 
@@ -26,21 +28,7 @@ class Vectorize(ModulePass):
     """irax-vectorize: expand irax.vmap ops with each op's batching rule"""
 
     name = "irax-vectorize"
+    expands = (Vmap,)
 
     def run(self, module) -> None:
-        from irax.passes.expand import expand_module
-
-        expand_module(module, frozenset({self.name}), self.name)
-
-
-@register_pass
-class ExpandTransforms(ModulePass):
-    """irax-expand-transforms: expand every transformation op (autodiff and vmap),
-    innermost first"""
-
-    name = "irax-expand-transforms"
-
-    def run(self, module) -> None:
-        from irax.passes.expand import expand_module
-
-        expand_module(module, frozenset({"irax-autodiff", "irax-vectorize"}), self.name)
+        expand_module(module, self.expands, self.name)

@@ -9,6 +9,7 @@ Invalid IR fails the pipeline with a located diagnostic, e.g.
 
 from __future__ import annotations
 
+from irax.dialect.verifier import verify_module
 from irax.passes.registry import ModulePass, register_pass
 
 
@@ -19,7 +20,4 @@ class Verify(ModulePass):
     name = "irax-verify"
 
     def run(self, module) -> None:
-        import irax.dialect  # noqa: F401
-        from irax.dialect.verifier import verify_module
-
         verify_module(module)

@@ -16,6 +16,8 @@ import numpy as np
 from irax.core.abstract import ShapedArray
 from irax.core.array_methods import ArrayMethods
 from irax.core.dtypes import short_name
+from irax.runtime.buffers import to_device, to_host
+from irax.runtime.devices import default_device
 
 
 class Array(ArrayMethods):
@@ -55,8 +57,6 @@ class Array(ArrayMethods):
     def _numpy(self) -> np.ndarray:
         self._check_live()
         if self._host is None:
-            from irax.runtime.buffers import to_host
-
             self._host = to_host(self._device.hal, self._dev, self.aval.shape, self.aval.dtype)
         return self._host
 
@@ -65,8 +65,6 @@ class Array(ArrayMethods):
         self._check_live()
         if self._dev is not None and self._device is device:
             return self._dev
-        from irax.runtime.buffers import to_device
-
         dev = to_device(device.hal, self._numpy())
         if self._dev is None:
             self._dev, self._device = dev, device
@@ -94,8 +92,6 @@ class Array(ArrayMethods):
     def device(self):
         if self._device is not None:
             return self._device
-        from irax.runtime.devices import default_device
-
         return default_device()
 
     @property
@@ -199,6 +195,14 @@ class Array(ArrayMethods):
 
     def __deepcopy__(self, memo):
         return self
+
+
+def device_buffer(x, aval: ShapedArray, device):
+    """The IREE buffer view of argument ``x`` (an Array, or NumPy-convertible data given
+    as ``aval``'s dtype) on ``device``."""
+    if type(x) is Array:
+        return x._device_buffer(device)
+    return to_device(device.hal, np.asarray(x, dtype=aval.dtype, order="C"))
 
 
 def _rebuild(data, weak):

@@ -126,6 +126,11 @@ def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
     return vmfb
 
 
+def clear_memory_cache() -> None:
+    """Forgets every compiled module kept in memory (the disk cache stays)."""
+    _memory.clear()
+
+
 def _session(flags: tuple[str, ...]):
     """A fresh compiler session per compilation (0.3 ms): sessions reused across
     invocations were seen to carry state from one compilation into the next."""

@@ -15,7 +15,9 @@ import numpy as np
 
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray
-from irax.dialect.transform import Grad, Jvp, ValueAndGrad, Vjp
+from irax.dialect.autodiff import Grad, Jvp, ValueAndGrad, Vjp
+from irax.dialect.control import Call
+from irax.dialect.shape import Reshape, Slice
 from irax.frontend.callee import (
     apply_transform,
     flatten_args,
@@ -25,6 +27,8 @@ from irax.frontend.callee import (
     trace_callee,
     zeros_for,
 )
+from irax.frontend.trace import bind
+from irax.transforms.vectorize import vmap
 
 
 def _argnums_tuple(argnums, nargs: int, api: str):
@@ -215,8 +219,6 @@ def jvp(fun: Callable, primals, tangents, has_aux: bool = False):
 
 def _primal_call(callee, leaves):
     """The callee's outputs on ``leaves`` (an ``irax.call`` inside a trace)."""
-    from irax.dialect.control import Call
-
     return apply_transform(Call, callee, lambda caps: list(leaves) + caps, callee.out_avals)
 
 
@@ -286,29 +288,30 @@ def linearize(fun: Callable, *primals):
 def _std_basis(avals):
     """One-hot rows for the flattened elements of ``avals``: one leaf per aval, each of
     shape ``(N, *aval.shape)`` with N the total number of elements."""
-    import irax.numpy as jnp
-
     sizes = [a.size for a in avals]
     n = sum(sizes)
     dtype = dtypes.result_type(*[a.dtype for a in avals]) if avals else np.float32
     eye = np.eye(n, dtype=dtype)
     out, start = [], 0
     for a, k in zip(avals, sizes):
-        out.append(jnp.asarray(eye[:, start:start + k].reshape((n, *a.shape)).astype(a.dtype)))
+        out.append(eye[:, start:start + k].reshape((n, *a.shape)).astype(a.dtype))
         start += k
     return out
 
 
-def _split_rows(jnp, x, sizes, leading_shape, avals, axis_last: bool):
-    """Splits the flattened-element axis of ``x`` into one block per aval."""
+def _split_rows(x, sizes, leading_shape, avals, axis_last: bool):
+    """Splits the flattened-element axis of ``x`` (its last axis when ``axis_last``, else
+    its first) into one block per aval."""
+    shape = leaf_aval_and_value(x)[0].shape
+    axis = len(shape) - 1 if axis_last else 0
     blocks, start = [], 0
     for a, k in zip(avals, sizes):
-        if axis_last:
-            part = x[..., start:start + k]
-            blocks.append(jnp.reshape(part, leading_shape + a.shape))
-        else:
-            part = x[start:start + k]
-            blocks.append(jnp.reshape(part, a.shape + leading_shape))
+        lo, hi = [0] * len(shape), list(shape)
+        lo[axis], hi[axis] = start, start + k
+        part = bind(Slice, x, start_indices=tuple(lo), limit_indices=tuple(hi),
+                    strides=(1,) * len(shape))
+        new = leading_shape + a.shape if axis_last else a.shape + leading_shape
+        blocks.append(bind(Reshape, part, new_sizes=tuple(new)))
         start += k
     return blocks
 
@@ -329,9 +332,6 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     (``jax.jacfwd``)."""
 
     def jacfun(*args):
-        import irax.numpy as jnp
-        from irax.transforms.vectorize import vmap
-
         single, nums = _argnums_tuple(argnums, len(args), "jacfwd")
         wrt = tuple(args[i] for i in nums)
         w_leaves, w_tree = tree_util.tree_flatten(wrt)
@@ -354,7 +354,7 @@ def jacfwd(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         j_leaves = tree_util.tree_leaves(jac_flat)
         jac = []
         for o, jl in zip(o_leaves, j_leaves):
-            blocks = _split_rows(jnp, jl, sizes, tuple(np.shape(o)), w_avals, axis_last=True)
+            blocks = _split_rows(jl, sizes, tuple(np.shape(o)), w_avals, axis_last=True)
             per_input = tree_util.tree_unflatten(w_tree, blocks)
             jac.append(per_input[0] if single else per_input)
         result = tree_util.tree_unflatten(o_tree, jac)
@@ -369,9 +369,6 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
     (``jax.jacrev``)."""
 
     def jacfun(*args):
-        import irax.numpy as jnp
-        from irax.transforms.vectorize import vmap
-
         single, nums = _argnums_tuple(argnums, len(args), "jacrev")
         wrt = tuple(args[i] for i in nums)
         w_leaves, w_tree = tree_util.tree_flatten(wrt)
@@ -391,7 +388,7 @@ def jacrev(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = Fals
         sizes = [a.size for a in o_avals]
         per_output = [[] for _ in o_avals]
         for r, w in zip(rows, w_avals):
-            for j, block in enumerate(_split_rows(jnp, r, sizes, w.shape, o_avals, False)):
+            for j, block in enumerate(_split_rows(r, sizes, w.shape, o_avals, False)):
                 per_output[j].append(block)
         jac = []
         for blocks in per_output:

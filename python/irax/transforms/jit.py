@@ -1,4 +1,5 @@
-"""The transformations of the public API. This issue's part: ``jit`` and friends.
+"""``irax.jit`` and friends: ``eval_shape``, ``device_put``, ``device_get``,
+``block_until_ready``, ``clear_caches``.
 
 ``jit(f)(*args)``: flatten the arguments, look up the abstract signature in the cache,
 and on a miss trace ``f`` into a ``func.func`` of irax ops, lower it to StableHLO, compile
@@ -19,8 +20,12 @@ from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
 from irax.frontend.callee import fun_name, fun_origin
-from irax.frontend.trace import _STACK, Trace
+from irax.frontend.compile import compile_entry, execute, module_at_stage
+from irax.frontend.eager import concrete_value
+from irax.frontend.trace import _STACK, Trace, mark_donated
 from irax.frontend.tracer import Tracer
+from irax.passes import pipelines
+from irax.runtime import compiler, devices
 from irax.runtime.array import Array
 
 
@@ -73,11 +78,11 @@ class _Entry:
     """One cached specialization: the traced module, the out tree and the executable."""
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
-                 "donated", "lowered_module", "in_avals", "kept")
+                 "donated", "stages", "in_avals", "kept")
 
     def __init__(self):
         self.executable = None
-        self.lowered_module = None
+        self.stages = {}   # stage name -> module (frontend.compile.module_at_stage)
 
 
 class JitFunction:
@@ -166,6 +171,7 @@ class JitFunction:
             entry.out_avals = t.out_avals
             entry.trace_module = t.module
         entry.donated = self._donated_leaves(args, kwargs, treedef)
+        mark_donated(entry.trace_module, entry.donated)
         return entry
 
     def _donated_leaves(self, args, kwargs, treedef) -> tuple[int, ...]:
@@ -185,15 +191,11 @@ class JitFunction:
 
     # ---- compilation and execution ----------------------------------------------------
     def _target_device(self):
-        from irax.runtime import devices
-
         if self.device is not None:
             return self.device
         return devices.devices(self.backend)[0]
 
     def _compile(self, entry: _Entry) -> None:
-        from irax.frontend.compile import compile_entry
-
         compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
@@ -202,8 +204,6 @@ class JitFunction:
         entry, leaves = self._entry(args, kwargs)
         if entry.executable is None:
             self._compile(entry)
-        from irax.frontend.compile import execute
-
         return execute(entry, leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -239,11 +239,9 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()
 
 def clear_caches() -> None:
     """Drops every jit specialization and the in-memory compile cache."""
-    from irax.runtime import compiler
-
     for f in list(_LIVE):
         f.clear_cache()
-    compiler._memory.clear()
+    compiler.clear_memory_cache()
 
 
 class Lowered:
@@ -257,17 +255,13 @@ class Lowered:
             entry.out_tree, [ShapeDtypeStruct(a.shape, a.dtype) for a in entry.out_avals])
 
     def as_text(self, stage: str = "stablehlo", *, debug_info: bool = False) -> str:
-        from irax.frontend.compile import STAGES, module_at_stage
-
-        if stage not in STAGES:
+        if stage not in pipelines.STAGES:
             raise ValueError(f"Lowered.as_text: unknown stage {stage!r}; expected one of "
-                             f"{list(STAGES)}")
+                             f"{list(pipelines.STAGES)}")
         module = module_at_stage(self._entry, stage)
         return module.operation.get_asm(enable_debug_info=debug_info)
 
     def compiler_ir(self, dialect: str = "stablehlo"):
-        from irax.frontend.compile import module_at_stage
-
         return module_at_stage(self._entry, dialect)
 
     def compile(self) -> Compiled:
@@ -284,8 +278,6 @@ class Compiled:
         self._jitted = jitted
 
     def __call__(self, *args, **kwargs):
-        from irax.frontend.compile import execute
-
         statics, dyn = self._jitted._split(args, kwargs)
         leaves, _ = tree_util.tree_flatten(dyn)
         avals = tuple(abstractify(x) for x in leaves)
@@ -298,9 +290,8 @@ class Compiled:
         return execute(self._entry, leaves)
 
     def as_text(self) -> str:
-        from irax.frontend.compile import module_at_stage
-
-        return module_at_stage(self._entry, "stablehlo").operation.get_asm()
+        """The module IREE compiled (the "iree" stage)."""
+        return module_at_stage(self._entry, "iree").operation.get_asm()
 
     @property
     def vmfb(self) -> bytes:
@@ -403,10 +394,6 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 def device_put(x, device=None, *, donate: bool = False, may_alias=None):
     """Copies a pytree of arrays to ``device`` (default: the first device)."""
-    from irax.frontend.trace import concrete_value
-    from irax.runtime import devices
-    from irax.runtime.array import Array
-
     dev = device if device is not None else devices.default_device()
 
     def put(leaf):

@@ -19,6 +19,8 @@ from typing import Any, Callable
 from irax.dialect.shard import Pmap
 from irax.frontend.callee import fun_name
 from irax.frontend.trace import _STACK
+from irax.runtime import devices as _devices
+from irax.transforms.jit import jit
 from irax.transforms.vectorize import check_map_args, map_call
 
 
@@ -66,8 +68,6 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
         if _STACK:   # inside a trace: part of the enclosing program
             return traced(*args, **kwargs)
         if jitted is None:
-            from irax.transforms.jit import jit
-
             jitted = jit(traced, static_argnums=tuple(static), donate_argnums=tuple(donate),
                          backend=backend)
         return jitted(*args, **kwargs)
@@ -88,8 +88,6 @@ def _argnums(value, what: str) -> frozenset:
 
 
 def _device_group(fun, devices, backend) -> list:
-    from irax.runtime import devices as _devices
-
     if devices is None:
         return _devices.devices(backend)
     group = list(devices)

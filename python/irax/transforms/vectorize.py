@@ -13,7 +13,12 @@ import inspect
 from typing import Any, Callable
 
 from irax.core import tree_util
-from irax.dialect.transform import Vmap
+from irax.core.errors import IRError
+from irax.dialect import mlir
+from irax.dialect.base import OpError
+from irax.dialect.vectorize import Vmap
+from irax.frontend import eager
+from irax.frontend.axes import bound_axis
 from irax.frontend.callee import (
     apply_transform,
     fun_name,
@@ -21,19 +26,9 @@ from irax.frontend.callee import (
     leaf_aval_and_value,
     trace_callee,
 )
-
-#: Named axes of the vmaps being traced, innermost last: (axis_name, size). Collectives
-#: (``irax.lax.psum``, ...) look up the size of their axis here.
-_AXES: list[tuple[Any, int]] = []
-
-
-def bound_axis_size(name) -> int:
-    """The size of the innermost mapped axis called ``name`` (``NameError`` when no vmap
-    being traced has that ``axis_name``)."""
-    for bound, size in reversed(_AXES):
-        if bound == name:
-            return size
-    raise NameError(f"unbound axis name: {name}")
+from irax.passes import pipelines, run_pipeline
+from irax.passes.expand import ExpandContext
+from irax.vectorize.batch import output_batch_dims
 
 
 def check_map_args(api: str, fun, in_axes, out_axes):
@@ -111,15 +106,10 @@ def map_call(op_cls, fun, in_axes, out_axes, axis_name, axis_size, args, kwargs,
     norm, size = _normalize_axes(fun, avals, axes, names, axis_size, what)
     if check_size is not None:
         check_size(size)
-    per_example = [a if ax is None else _remove(a, ax) for a, ax in zip(avals, norm)]
-    if axis_name is not None:
-        _AXES.append((axis_name, size))
-    try:
+    per_example = [a if ax is None else a.remove_axis(ax) for a, ax in zip(avals, norm)]
+    with bound_axis(axis_name, size):
         callee = trace_callee(fun, leaves, in_tree, fun_symbol(fun), fun_name(fun),
                               in_avals=per_example, concrete=False)
-    finally:
-        if axis_name is not None:
-            _AXES.pop()
     out_spec = _broadcast_prefix(out_axes, tree_util.tree_unflatten(
         callee.out_tree, [0] * len(callee.out_avals)), "out_axes", fun, what)
     o_norm = []
@@ -131,7 +121,7 @@ def map_call(op_cls, fun, in_axes, out_axes, axis_name, axis_size, args, kwargs,
             raise ValueError(f"{what} out_axes specification {ax} is out of range for an "
                              f"output of rank {a.ndim + 1} (output {j} of {fun_name(fun)})")
         o_norm.append(ax % (a.ndim + 1))
-    result_avals = [a if ax < 0 else _insert(a, ax, size)
+    result_avals = [a if ax < 0 else a.insert_axis(ax, size)
                     for a, ax in zip(callee.out_avals, o_norm)]
     in_axes_attr = tuple(-1 if ax is None else ax for ax in norm)
     if -1 in o_norm:
@@ -229,40 +219,14 @@ def _leaf_path(prefix, full, j: int) -> str:
 def _output_batch_dims(callee, in_dims, size, axis_name):
     """The batch dims irax-vectorize gives the callee's results (None: unmapped), or None
     when the callee cannot be batched here."""
-    from irax.core.errors import IRError
-    from irax.dialect import funcs, mlir
-    from irax.dialect.base import OpError
-    from irax.dialect.builder import IRBuilder
-    from irax.frontend.callee import EAGER_PIPELINE
-    from irax.passes import run_pipeline
-    from irax.passes.expand import ExpandContext
-    from irax.vectorize.batch import batch_body
-    from irax.vectorize.builder import BatchBuilder
-
-    dims = list(in_dims) + [None] * len(callee.captures)
-    ir = mlir.ir()
-    with mlir.context(), mlir.unknown_loc():
-        scratch = ir.Module.create()
-        for fn in funcs.reachable_functions(callee.trace.module, callee.name):
-            fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
-        try:
-            run_pipeline(scratch, EAGER_PIPELINE)
-            ctx = ExpandContext(scratch, frozenset({"irax-vectorize"}))
-            fn = ctx.callee(callee.name)
-            ins = [a if d is None else _insert(a, d, size)
-                   for a, d in zip(funcs.signature(fn)[0], dims)]
-            _, block = funcs.create_function(scratch, "probe", ins)
-            b = BatchBuilder(IRBuilder.at_end(block), ctx, size, axis_name or "")
-            return batch_body(b, fn, list(block.arguments), dims)[1]
-        except (IRError, OpError, NotImplementedError):
-            return None
+    dims = tuple(in_dims) + (None,) * len(callee.captures)
+    scratch = eager.copy_functions(callee.trace.module, callee.name)
+    try:
+        run_pipeline(scratch, pipelines.EAGER)
+        with mlir.context(), mlir.unknown_loc():
+            return output_batch_dims(ExpandContext(scratch), callee.name, dims, size,
+                                     axis_name or "")
+    except (IRError, OpError, NotImplementedError):
+        return None
 
 
-def _remove(aval, axis):
-    return aval.update(shape=aval.shape[:axis] + aval.shape[axis + 1:])
-
-
-def _insert(aval, axis, size):
-    shape = list(aval.shape)
-    shape.insert(axis, size)
-    return aval.update(shape=shape)

@@ -17,13 +17,8 @@ from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
+from irax.dialect.control import Call
 from irax.vectorize.builder import BatchBuilder
-
-
-def _insert(aval, axis, size):
-    shape = list(aval.shape)
-    shape.insert(axis, size)
-    return aval.update(shape=shape)
 
 
 def vmap_function(ctx, name: str, in_dims: tuple, out_axes: tuple | None, axis_size: int,
@@ -38,7 +33,7 @@ def vmap_function(ctx, name: str, in_dims: tuple, out_axes: tuple | None, axis_s
         return ctx.cache[key]
     fn = ctx.callee(name)
     in_avals, out_avals = funcs.signature(fn)
-    new_in = [a if d is None else _insert(a, d, axis_size) for a, d in zip(in_avals, in_dims)]
+    new_in = [a if d is None else a.insert_axis(d, axis_size) for a, d in zip(in_avals, in_dims)]
     new_name = funcs.unique_name(ctx.module, f"{name}_vmap")
     ctx.cache[key] = new_name
     new_fn, block = funcs.create_function(ctx.module, new_name, new_in)
@@ -111,12 +106,21 @@ def _batch_call(b: BatchBuilder, op, vals, dims):
     callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
     name = vmap_function(b.ctx, callee, tuple(dims), None, b.axis_size, b.axis_name)
     out_dims = result_dims(b.ctx, name)
-    avals = [mlir.aval_of(r) if d is None else _insert(mlir.aval_of(r), 0, b.axis_size)
+    avals = [mlir.aval_of(r) if d is None else mlir.aval_of(r).insert_axis(0, b.axis_size)
              for r, d in zip(op.results, out_dims)]
-    from irax.dialect.control import Call
-
     outs = b.emit(Call, vals, result_avals=avals, callee=name)
     return outs, list(out_dims)
+
+
+def output_batch_dims(ctx, name: str, in_dims, axis_size: int, axis_name: str) -> list:
+    """The batch dims that batching ``@name`` over ``in_dims`` gives its results (None:
+    unmapped), from the rules alone: the batched body goes into a throwaway function."""
+    fn = ctx.callee(name)
+    ins = [a if d is None else a.insert_axis(d, axis_size)
+           for a, d in zip(funcs.signature(fn)[0], in_dims)]
+    _, block = funcs.create_function(ctx.module, funcs.unique_name(ctx.module, "probe"), ins)
+    b = BatchBuilder(IRBuilder.at_end(block), ctx, axis_size, axis_name)
+    return batch_body(b, fn, list(block.arguments), list(in_dims))[1]
 
 
 def result_dims(ctx, generated: str) -> tuple:

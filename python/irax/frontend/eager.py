@@ -1,0 +1,88 @@
+"""Eager evaluation: what ``bind`` does outside any trace, and how a transformation or a
+region op called outside ``jit`` runs at once.
+
+An op on concrete values runs its class's NumPy rule (``eager_op``): eager mode *is* the
+reference interpreter, op by op. A transformation (``grad`` outside ``jit``) or a loop
+(``lax.while_loop`` on concrete values) is first recorded as IR; ``evaluate`` then
+expands it with the ``irax-eager`` pipeline and runs it on the interpreter:
+
+    scratch = copy_functions(module, "f")              # @f and what it calls
+    main = add_entry(scratch, Grad, [x_aval], [g_aval], callee="f", argnums=(0,))
+    evaluate(scratch, main, [x])                       # [array(...)]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core import dtypes
+from irax.core.abstract import ShapedArray
+from irax.dialect import funcs, mlir
+from irax.dialect.base import OpError
+from irax.dialect.builder import IRBuilder
+from irax.dialect.interpreter import evaluate_function
+from irax.passes import pipelines, run_pipeline
+from irax.runtime.array import Array
+
+
+def concrete_value(x) -> tuple[np.ndarray, ShapedArray]:
+    """NumPy data and abstract value of a concrete input (Array, ndarray, Python scalar)."""
+    if isinstance(x, (bool, int, float, complex)) and not isinstance(x, np.generic):
+        dtype, weak = dtypes.dtype_and_weak(x)
+        if type(x) is int:
+            dtypes.check_python_int(x, dtype, "irax")
+        arr = np.asarray(x, dtype=dtype)
+        return arr, ShapedArray((), dtype, weak)
+    aval = getattr(x, "aval", None)
+    if aval is not None and hasattr(x, "_numpy"):
+        return x._numpy(), aval
+    if isinstance(x, (np.ndarray, np.generic)):
+        dt = dtypes.canonicalize_dtype(x.dtype)
+        arr = np.asarray(x, dtype=dt)
+        return arr, ShapedArray(arr.shape, dt, False)
+    raise TypeError(f"Value {x!r} of type {type(x)} is not a valid irax type")
+
+
+def eager_op(op_cls, args, attrs) -> list[Array]:
+    """``op_cls`` applied to concrete ``args`` with its NumPy rule."""
+    arrays, avals = [], []
+    for a in args:
+        v, av = concrete_value(a)
+        arrays.append(v)
+        avals.append(av)
+    try:
+        attrs = op_cls.normalize_attrs(attrs)
+        out_avals = op_cls.infer_list(avals, attrs)
+    except OpError as e:
+        raise TypeError(op_cls.diag(str(e))) from None
+    outs = op_cls.evaluate_list(arrays, attrs, out_avals)
+    return [Array._from_host(o, a) for o, a in zip(outs, out_avals)]
+
+
+def copy_functions(module, name: str):
+    """A new module holding ``@name`` and every function it reaches."""
+    ir = mlir.ir()
+    with mlir.context(), mlir.unknown_loc():
+        scratch = ir.Module.create()
+        for fn in funcs.reachable_functions(module, name):
+            fn.operation.clone(ip=ir.InsertionPoint(scratch.body))
+    return scratch
+
+
+def add_entry(module, op_cls, in_avals, result_avals, entry: str = "main", **attrs) -> str:
+    """Adds a public function applying ``op_cls`` (with ``attrs``) to its arguments;
+    returns its name."""
+    with mlir.context(), mlir.unknown_loc():
+        fn, block = funcs.create_function(module, funcs.unique_name(module, entry),
+                                          list(in_avals), private=False)
+        results, _, _ = IRBuilder.at_end(block).emit(
+            op_cls, list(block.arguments), result_avals=list(result_avals), **attrs)
+        funcs.finish_function(fn, block, results)
+    return funcs.symbol_name(fn)
+
+
+def evaluate(module, entry: str, args) -> list[np.ndarray]:
+    """Expands the transformations of ``module`` (in place) and runs ``@entry`` on the
+    reference interpreter."""
+    run_pipeline(module, pipelines.EAGER)
+    return evaluate_function(module, entry, list(args))
