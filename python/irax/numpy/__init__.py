@@ -8,8 +8,13 @@ NumPy, and name themselves in errors: ``irax.numpy.add: incompatible shapes for
 broadcasting: (3,) and (4,)``.
 """
 
+import sys as _sys
+
 import numpy as _np
 
+from irax.core import dtypes as _core_dtypes
+from irax.lax import _util as _lu
+from irax.numpy._array_methods import install_array_methods
 from irax.numpy._creation import (  # noqa: F401
     arange,
     array,
@@ -35,7 +40,9 @@ from irax.numpy._indexing import (  # noqa: F401
     argwhere,
     flatnonzero,
     nonzero,
+    repeat,
     take,
+    where,
 )
 from irax.numpy._linalg import (  # noqa: F401
     diagonal,
@@ -48,8 +55,6 @@ from irax.numpy._linalg import (  # noqa: F401
     vdot,
 )
 from irax.numpy._logic import (  # noqa: F401
-    allclose,
-    array_equal,
     bitwise_and,
     bitwise_invert,
     bitwise_left_shift,
@@ -76,7 +81,6 @@ from irax.numpy._logic import (  # noqa: F401
     minimum,
     not_equal,
     right_shift,
-    where,
 )
 from irax.numpy._logic import select_ as select  # noqa: F401
 from irax.numpy._math import (  # noqa: F401
@@ -133,11 +137,13 @@ from irax.numpy._math import (  # noqa: F401
 )
 from irax.numpy._reductions import (  # noqa: F401
     all,
+    allclose,
     amax,
     amin,
     any,
     argmax,
     argmin,
+    array_equal,
     count_nonzero,
     cummax,
     cummin,
@@ -182,7 +188,6 @@ from irax.numpy._shape import (  # noqa: F401
     ndim,
     permute_dims,
     ravel,
-    repeat,
     reshape,
     roll,
     shape,
@@ -225,25 +230,23 @@ from irax.numpy._ufuncs import (  # noqa: F401
     trunc,
 )
 from irax.numpy._ufuncs import power as pow  # noqa: F401
+from irax.numpy._util import check_arraylike as _check_arraylike
 from irax.runtime.array import Array as ndarray  # noqa: F401
 
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
     """``x`` converted to ``dtype`` (a strongly typed result)."""
-    from irax.core import dtypes as _dtypes
-    from irax.lax import _util as _lu
-    from irax.numpy._util import check_arraylike
-
-    check_arraylike("astype", x)
-    dt = _dtypes.check_user_dtype(dtype, "astype")
+    _check_arraylike("astype", x)
+    dt = _core_dtypes.check_user_dtype(dtype, "astype")
     if dt is None:
         dt = _lu.aval_of(x).dtype
     return _lu.convert(x, dt, weak=False)
 
 
 def isscalar(element) -> bool:
-    from irax.lax import _util as _lu
-
     if _lu.is_python_scalar(element) or isinstance(element, _np.generic):
         return True
     return hasattr(element, "aval") and element.aval.ndim == 0
+
+
+install_array_methods(_sys.modules[__name__])

@@ -15,7 +15,10 @@ from irax.dialect.elementwise import convert_array
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
+from irax.numpy import _shape as S
+from irax.numpy import _ufuncs as F
 from irax.numpy import _util as U
+from irax.numpy._shape import broadcast_to
 from irax.runtime.array import Array
 
 
@@ -140,7 +143,6 @@ def full(shape, fill_value, dtype=None, *, device=None):
     U.check_arraylike("full", fill_value)
     if U.aval_of(fill_value).ndim == 0:
         return LS.full(shape, fill_value, dt)
-    from irax.numpy._shape import broadcast_to
 
     return broadcast_to(asarray(fill_value, dtype=dt), shape)
 
@@ -172,7 +174,6 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
         if isinstance(fill_value, Tracer):
             return LU.broadcast_to(LU.convert(fill_value, out_dt, weak), shape)
         return LU.full(shape, LU.host_data(fill_value), out_dt, weak)
-    from irax.numpy._shape import broadcast_to
 
     return broadcast_to(LU.convert(fill_value, out_dt, weak), shape)
 
@@ -218,9 +219,6 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
              dtype=None, axis: int = 0, *, device=None):
     """``num`` evenly spaced samples of ``[start, stop]`` (JAX's float32-exact formula:
     ``start * (1 - t) + stop * t``)."""
-    from irax.numpy import _shape as S
-    from irax.numpy import _ufuncs as F
-
     num = int(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")

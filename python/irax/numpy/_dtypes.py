@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from irax.core import dtypes
+from irax.numpy._creation import asarray
 
 dtype = np.dtype
 finfo = dtypes.finfo
@@ -38,8 +39,6 @@ class _ScalarMeta(type):
         return not cls == other
 
     def __call__(cls, x):
-        from irax.numpy._creation import asarray
-
         return asarray(x, dtype=cls.dtype)
 
     def __instancecheck__(cls, instance) -> bool:

@@ -16,6 +16,7 @@ from irax.core import dtypes
 from irax.lax import _reduce as LR
 from irax.lax import _util as LU
 from irax.numpy import _util as U
+from irax.numpy._linalg import diagonal
 
 _SPARE = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -45,8 +46,6 @@ def _parse(subscripts: str, shapes):
 
 
 def _diagonals(x, lab: str):
-    from irax.numpy._linalg import diagonal
-
     while len(set(lab)) != len(lab):
         c = next(c for c in lab if lab.count(c) > 1)
         i = lab.index(c)

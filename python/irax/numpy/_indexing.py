@@ -26,7 +26,12 @@ from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
+from irax.numpy import _logic
 from irax.numpy import _util as U
+from irax.numpy._reductions import cumsum
+from irax.numpy._reductions import sum as sum_
+from irax.numpy._shape import atleast_1d, ravel, stack
+from irax.numpy._ufuncs import remainder
 
 _INDEX_DTYPE = np.int32
 
@@ -242,8 +247,6 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
     if mode not in ("fill", "clip", "wrap"):
         raise ValueError(f"Invalid mode {mode!r} for jnp.take")
     if mode == "wrap":
-        from irax.numpy._ufuncs import remainder
-
         i = LU.convert(remainder(idx, n), _INDEX_DTYPE)
     elif mode == "clip":
         i = LU.convert(idx, _INDEX_DTYPE)
@@ -307,9 +310,6 @@ def nonzero(a, *, size=None, fill_value=None):
 def _nonzero_sized(x, size, fill_value):
     """``nonzero`` of a traced array with a static result size: the position of the (j+1)-th
     nonzero element is the number of elements whose running count is at most j."""
-    from irax.numpy._reductions import cumsum
-    from irax.numpy._reductions import sum as sum_
-
     shape = U.aval_of(x).shape
     it = dtypes.default_int_dtype()
     flat = LU.reshape(U.to_bool(x), (int(np.prod(shape)),))
@@ -330,12 +330,36 @@ def _nonzero_sized(x, size, fill_value):
 
 
 def flatnonzero(a, *, size=None, fill_value=None):
-    from irax.numpy._shape import ravel
-
     return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
-    from irax.numpy._shape import atleast_1d, stack
-
     return stack(nonzero(atleast_1d(a), size=size, fill_value=fill_value), axis=1)
+
+
+def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
+    """``condition ? x : y`` elementwise; with one argument, ``nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition, size=size, fill_value=fill_value)
+    return _logic.where(condition, x, y, size=size, fill_value=fill_value)
+
+
+def repeat(a, repeats, axis=None, *, total_repeat_length=None):
+    """Repeats elements; ``repeats`` must be concrete (an int or one count per element)."""
+    x = U.as_array("repeat", a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    s = U.aval_of(x).shape
+    axis = LU.canonicalize_axis(axis, len(s))
+    counts = np.asarray(LU.host_data(repeats)) if not isinstance(repeats, int) else None
+    if counts is None or counts.ndim == 0:
+        r = int(repeats if counts is None else counts)
+        big = s[:axis + 1] + (r,) + s[axis + 1:]
+        y = LU.broadcast_in_dim(x, big, tuple(i for i in range(len(big)) if i != axis + 1))
+        out = LU.reshape(y, s[:axis] + (s[axis] * r,) + s[axis + 1:])
+    else:
+        idx = np.repeat(np.arange(s[axis]), counts)
+        out = take(x, LU.host_array(idx.astype(np.int32)), axis=axis)
+    if total_repeat_length is not None and U.aval_of(out).shape[axis] != total_repeat_length:
+        raise ValueError("total_repeat_length does not match the repeated length")
+    return out

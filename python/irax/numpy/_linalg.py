@@ -20,6 +20,9 @@ from irax.lax import _reduce as LR
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U
+from irax.numpy._math import conjugate
+from irax.numpy._reductions import sum as sum_
+from irax.numpy._shape import moveaxis, ravel
 
 
 def _promote(name, a, b, preferred_element_type):
@@ -101,9 +104,6 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
     """``sum(conj(a) * b)`` over the flattened operands."""
-    from irax.numpy._math import conjugate
-    from irax.numpy._shape import ravel
-
     a, b, dt, weak = _promote("vdot", a, b, preferred_element_type)
     if dtypes.is_complex(U.aval_of(a).dtype):
         a = conjugate(a)
@@ -120,8 +120,6 @@ def inner(a, b, *, precision=None, preferred_element_type=None):
 
 
 def outer(a, b, out=None):
-    from irax.numpy._shape import ravel
-
     a, b, dt, weak = _promote("outer", a, b, None)
     a, b = ravel(a), ravel(b)
     x = LU.reshape(LU.convert(a, dt, weak), (U.aval_of(a).size, 1))
@@ -158,8 +156,6 @@ def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
 def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
     """The diagonal ``offset`` of the (axis1, axis2) planes, as the last axis: a strided slice
     of the flattened planes (element ``(r, r + offset)`` sits at ``r * (m + 1) + offset``)."""
-    from irax.numpy._shape import moveaxis
-
     x = U.as_array("diagonal", a)
     s = U.aval_of(x).shape
     i, j = LU.canonicalize_axis(axis1, len(s)), LU.canonicalize_axis(axis2, len(s))
@@ -178,6 +174,4 @@ def diagonal(a, offset: int = 0, axis1: int = 0, axis2: int = 1):
 
 
 def trace(a, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype=None, out=None):
-    from irax.numpy._reductions import sum as sum_
-
     return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)

@@ -141,11 +141,7 @@ def fmin(x1, x2, /):
 
 
 def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
-    """``condition ? x : y`` elementwise; with one argument, ``nonzero(condition)``."""
-    if x is None and y is None:
-        from irax.numpy._indexing import nonzero
-
-        return nonzero(condition, size=size, fill_value=fill_value)
+    """``condition ? x : y`` elementwise (the one-argument form is ``_indexing.where``)."""
     for i, v in enumerate((condition, x, y)):
         if v is None:
             raise TypeError(f"where requires ndarray or scalar arguments, got {type(v)} at "
@@ -218,21 +214,3 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
     if equal_nan:
         out = bind(E.Or, out, bind(E.And, a_nan, b_nan))
     return out
-
-
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
-    from irax.numpy._reductions import all as all_
-
-    return all_(isclose(a, b, rtol, atol, equal_nan))
-
-
-def array_equal(a1, a2, equal_nan: bool = False):
-    from irax.numpy._reductions import all as all_
-
-    s1, s2 = U.aval_of(a1).shape, U.aval_of(a2).shape
-    if s1 != s2:
-        return U.full((), False, np.bool_)
-    eq = equal(a1, a2)
-    if equal_nan:
-        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
-    return all_(eq)

@@ -21,9 +21,12 @@ from irax.dialect import reduction as R
 from irax.frontend.trace import bind
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
+from irax.lax._elementwise import conj_raw
 from irax.numpy import _util as U
+from irax.numpy._logic import equal, isclose, logical_and, logical_not, logical_or
 from irax.numpy._logic import where as _where
 from irax.numpy._math import isnan
+from irax.numpy._ufuncs import subtract
 
 _LOW = (dtypes.float16, dtypes.bfloat16)
 
@@ -194,8 +197,6 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     mu = mean if mean is not None else _mean(x, axes, comp, keepdims=True, where=where)
     centered = bind(E.Sub, x, LU.broadcast_to(LU.convert(mu, comp), av.shape))
     if dtypes.is_complex(comp):
-        from irax.lax._elementwise import conj_raw
-
         centered = bind(E.Real, bind(E.Mul, centered, conj_raw(centered)))
     else:
         centered = bind(E.Mul, centered, centered)
@@ -252,8 +253,6 @@ def count_nonzero(a, axis=None, keepdims=False):
 
 
 def ptp(a, axis=None, out=None, keepdims=False):
-    from irax.numpy._ufuncs import subtract
-
     return subtract(max(a, axis, out, keepdims), min(a, axis, out, keepdims))
 
 
@@ -284,12 +283,8 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    from irax.numpy._logic import logical_not
-
     keep = logical_not(isnan(a))
     if where is not None:
-        from irax.numpy._logic import logical_and
-
         keep = logical_and(keep, where)
     return mean(_nan_to(a, 0), axis, dtype, out, keepdims, where=keep)
 
@@ -350,3 +345,18 @@ def cummin(a, axis=None, dtype=None, out=None):
 
 
 cumulative_sum, cumulative_prod = cumsum, cumprod
+
+
+# ---- comparisons that reduce ------------------------------------------------------------
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan: bool = False):
+    return all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1, a2, equal_nan: bool = False):
+    s1, s2 = U.aval_of(a1).shape, U.aval_of(a2).shape
+    if s1 != s2:
+        return U.full((), False, np.bool_)
+    eq = equal(a1, a2)
+    if equal_nan:
+        eq = logical_or(eq, logical_and(isnan(a1), isnan(a2)))
+    return all(eq)

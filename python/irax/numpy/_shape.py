@@ -336,29 +336,6 @@ def tile(A, reps):
     return LU.reshape(x, tuple(r * d for r, d in zip(reps, s)))
 
 
-def repeat(a, repeats, axis=None, *, total_repeat_length=None):
-    """Repeats elements; ``repeats`` must be concrete (an int or one count per element)."""
-    x = _arr("repeat", a)
-    if axis is None:
-        x, axis = ravel(x), 0
-    s = U.aval_of(x).shape
-    axis = LU.canonicalize_axis(axis, len(s))
-    counts = np.asarray(LU.host_data(repeats)) if not isinstance(repeats, int) else None
-    if counts is None or counts.ndim == 0:
-        r = int(repeats if counts is None else counts)
-        big = s[:axis + 1] + (r,) + s[axis + 1:]
-        y = LU.broadcast_in_dim(x, big, tuple(i for i in range(len(big)) if i != axis + 1))
-        out = LU.reshape(y, s[:axis] + (s[axis] * r,) + s[axis + 1:])
-    else:
-        from irax.numpy._indexing import take
-
-        idx = np.repeat(np.arange(s[axis]), counts)
-        out = take(x, LU.host_array(idx.astype(np.int32)), axis=axis)
-    if total_repeat_length is not None and U.aval_of(out).shape[axis] != total_repeat_length:
-        raise ValueError("total_repeat_length does not match the repeated length")
-    return out
-
-
 def roll(a, shift, axis=None):
     """Rotates elements along ``axis`` by a static ``shift``."""
     x = _arr("roll", a)
