@@ -282,16 +282,13 @@ class Gather(Op):
     def lower(cls, lb, operand, start_indices, *, offset_dims, collapsed_slice_dims,
               start_index_map, slice_sizes, index_vector_dim, operand_batching_dims,
               start_indices_batching_dims):
-        start_indices, index_vector_dim, start_indices_batching_dims = cls._index_vector_last(
-            lb, start_indices, index_vector_dim, start_indices_batching_dims)
+        """One ``stablehlo.gather`` (which clamps its starts, as irax's gather does)."""
         dn = (f"#stablehlo.gather<offset_dims = {list(offset_dims)}, "
               f"collapsed_slice_dims = {list(collapsed_slice_dims)}, "
               f"operand_batching_dims = {list(operand_batching_dims)}, "
               f"start_indices_batching_dims = {list(start_indices_batching_dims)}, "
               f"start_index_map = {list(start_index_map)}, "
               f"index_vector_dim = {index_vector_dim}>")
-        start_indices = cls._clamp(lb, operand, start_indices, start_index_map, slice_sizes,
-                                   index_vector_dim)
         return lb.op("stablehlo.gather", [operand, start_indices],
                      dimension_numbers=lb.attr(dn), slice_sizes=lb.i64s(slice_sizes),
                      indices_are_sorted=lb.attr("false"))
@@ -327,36 +324,24 @@ class Gather(Op):
             return gather_window_batch(b, x, xd, idx, **attrs)
         return gather_index_batch(b, x, xd, idx, id_, **attrs)
 
-    @classmethod
-    def _index_vector_last(cls, lb, start_indices, ivd, batching):
-        """IREE (3.13) crashes compiling a gather whose index vector dim precedes a batching
-        dim of the indices: then the index vector is moved last (batch dims keep their
-        order, so the result is unchanged)."""
-        si = mlir.aval_of(start_indices)
-        if not any(d > ivd for d in batching):
-            return start_indices, ivd, batching
-        perm = [d for d in range(si.ndim) if d != ivd] + [ivd]
-        moved = lb.op("stablehlo.transpose", [start_indices],
-                      ShapedArray([si.shape[p] for p in perm], si.dtype),
-                      permutation=lb.i64s(perm))
-        return moved, si.ndim - 1, tuple(d - (d > ivd) for d in batching)
 
-    @classmethod
-    def _clamp(cls, lb, operand, start_indices, start_index_map, slice_sizes, ivd):
-        """Clamps the start indices explicitly: IREE's gather does not (StableHLO's does)."""
-        shape = mlir.aval_of(operand).shape
-        si = mlir.aval_of(start_indices)
-        top = np.iinfo(si.dtype).max
-        bounds = np.array([min(shape[d] - slice_sizes[d], top) for d in start_index_map],
-                          dtype=si.dtype)
-        if bounds.size == 0:
-            return start_indices
-        lo = lb.constant(np.zeros((), si.dtype))
-        hi = lb.constant(bounds[0])
-        if np.any(bounds != bounds[0]):
-            hi = lb.op("stablehlo.broadcast_in_dim", [lb.constant(bounds)], si,
-                       broadcast_dimensions=lb.i64s([ivd]))
-        return lb.op("stablehlo.clamp", [lo, start_indices, hi], si)
+# ---- window starts in StableHLO (the scatter's lowering, irax-legalize-iree's gather) -------
+def clamp_start_indices(lb, operand, start_indices, start_index_map, slice_sizes, ivd):
+    """StableHLO: the start indices clamped so that every ``slice_sizes`` window lies in
+    ``operand`` (what gather does implicitly)."""
+    shape = mlir.aval_of(operand).shape
+    si = mlir.aval_of(start_indices)
+    top = np.iinfo(si.dtype).max
+    bounds = np.array([min(shape[d] - slice_sizes[d], top) for d in start_index_map],
+                      dtype=si.dtype)
+    if bounds.size == 0:
+        return start_indices
+    lo = lb.constant(np.zeros((), si.dtype))
+    hi = lb.constant(bounds[0])
+    if np.any(bounds != bounds[0]):
+        hi = lb.op("stablehlo.broadcast_in_dim", [lb.constant(bounds)], si,
+                   broadcast_dimensions=lb.i64s([ivd]))
+    return lb.op("stablehlo.clamp", [lo, start_indices, hi], si)
 
 
 # ---- window starts in irax ops (shared by the gather and scatter rules) ----------------------

@@ -302,11 +302,7 @@ class ArgReduction(Op):
                        {"dimensions": lb.i64s([axis])}, regions=1)
         block, body = lb.scalar_block(op, 0, [dtype, index_dtype], n_args=4)
         body.ret(cls._pick(body, *block.arguments, dtype, index_dtype))
-        # IREE 3.13 fails to compile this two-result reduce when a transpose consumes its
-        # result ("'linalg.yield' op expected number of yield values"); a barrier keeps the
-        # reduce from being fused with its consumer.
-        barrier = lb.create("stablehlo.optimization_barrier", [op.results[1]], [lb.type(out)])
-        return barrier.results[0]
+        return op.results[1]
 
     @classmethod
     def batch(cls, b, args, dims, *, axis, index_dtype):

@@ -17,9 +17,9 @@ from irax.dialect import mlir
 from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.indexing import (
-    Gather,
     batched_index_vector_dim,
     check_sorted,
+    clamp_start_indices,
     slot,
     window_bounds,
     windows_in_bounds,
@@ -167,9 +167,9 @@ class ScatterAdd(Op):
     def lower(cls, lb, operand, indices, updates, *, update_window_dims, inserted_window_dims,
               scatter_dims_to_operand_dims, index_vector_dim, input_batching_dims,
               scatter_indices_batching_dims):
-        """Out-of-bounds windows become zero updates at clamped starts (IREE's scatter does
-        not drop them; StableHLO leaves them implementation-defined), then the scatter is
-        rewritten into the form IREE accepts (``_iree_form``)."""
+        """One ``stablehlo.scatter`` with an adding region. A window that does not lie in the
+        operand (StableHLO leaves those implementation-defined) becomes a zero update at the
+        clamped start, so the scatter adds nothing for it."""
         x, si, u = (mlir.aval_of(v) for v in (operand, indices, updates))
         if u.size == 0:
             return operand
@@ -178,19 +178,17 @@ class ScatterAdd(Op):
             indices = lb.op("stablehlo.reshape", [indices], ShapedArray((*si.shape, 1), si.dtype))
         size = cls.window(x.shape, u.shape, update_window_dims, inserted_window_dims,
                           input_batching_dims)
-        clamped = Gather._clamp(lb, operand, indices, scatter_dims_to_operand_dims, size, ivd)
+        clamped = clamp_start_indices(lb, operand, indices, scatter_dims_to_operand_dims, size,
+                                      ivd)
         updates = cls._drop(lb, indices, clamped, updates, update_window_dims, ivd)
-        operand, perm, indices, updates, dn = _iree_form(
-            lb, operand, clamped, updates, size, ivd, update_window_dims, inserted_window_dims,
-            scatter_dims_to_operand_dims, input_batching_dims, scatter_indices_batching_dims)
-        moved = mlir.aval_of(operand)
-        op = lb.create("stablehlo.scatter", [operand, indices, updates], [lb.type(moved)],
-                       {"scatter_dimension_numbers": lb.attr(dn),
-                        "indices_are_sorted": lb.attr("false"),
-                        "unique_indices": lb.attr("false")}, regions=1)
-        block, body = lb.scalar_block(op, 0, [x.dtype])
-        body.ret([body.op("stablehlo.add", list(block.arguments), ShapedArray((), x.dtype))])
-        return _transposed(lb, op.results[0], moved, [int(i) for i in np.argsort(perm)])
+        fields = {"update_window_dims": update_window_dims,
+                  "inserted_window_dims": inserted_window_dims,
+                  "input_batching_dims": input_batching_dims,
+                  "scatter_indices_batching_dims": scatter_indices_batching_dims,
+                  "scatter_dims_to_operand_dims": scatter_dims_to_operand_dims}
+        dn = ", ".join(f"{k} = {list(v)}" for k, v in fields.items() if v)
+        dn = f"#stablehlo.scatter<{dn + ', ' if dn else ''}index_vector_dim = {ivd}>"
+        return scatter(lb, operand, clamped, updates, dn, "stablehlo.add")
 
     @classmethod
     def _drop(cls, lb, indices, clamped, updates, update_window_dims, ivd):
@@ -276,113 +274,13 @@ class ScatterAdd(Op):
         return [out], [d]
 
 
-# ---- the form of scatter IREE accepts --------------------------------------------------------
-def _iree_form(lb, operand, indices, updates, size, ivd, update_window_dims,
-               inserted_window_dims, scatter_dims_to_operand_dims, input_batching_dims,
-               scatter_indices_batching_dims):
-    """An equivalent scatter (for in-bounds starts) in the one form IREE lowers in every case:
-    i32/i64 index vectors last and never empty; no batching dims (they become indexed by
-    iotas); every indexed operand dim inserted, so that a window of ``n`` elements along an
-    indexed dim becomes ``n`` one-element windows at consecutive starts; several indexed dims
-    leading the operand; every other window full-sized (zero-padded); updates laid out as
-    [scatter dims, window dims]. Returns the operand, its permutation, the indices, the
-    updates and the dimension numbers."""
-    x, si, u = (mlir.aval_of(v) for v in (operand, indices, updates))
-    batch = [d for d in range(si.ndim) if d != ivd]
-    indices = _index_matrix(lb, indices, si, batch, ivd, x.shape)
-    # operand batching dims become inserted dims indexed by an iota of their batch dim
-    indices = _append_iotas(lb, indices, [d - (d > ivd) for d in scatter_indices_batching_dims])
-    sdtod = [*scatter_dims_to_operand_dims, *input_batching_dims]
-    inserted = [*inserted_window_dims, *input_batching_dims]
-    if not sdtod:
-        indices, sdtod = _index_any_dim(lb, indices, x, inserted)
-    perm = list(range(x.ndim))
-    if len(sdtod) > 1:
-        perm = [*sorted(sdtod), *[d for d in perm if d not in sdtod]]
-    new = {d: perm.index(d) for d in perm}
-    kept = [d for d in range(x.ndim) if d not in inserted]
-    window_of = dict(zip(kept, update_window_dims))  # operand dim -> updates dim
-    spread = [d for d in sdtod if d in window_of]
-    rest = sorted((d for d in kept if d not in spread), key=new.get)
-    scatter = [d for d in range(u.ndim) if d not in update_window_dims]
-    order = [*scatter, *[window_of[d] for d in spread], *[window_of[d] for d in rest]]
-    updates = _pad_high(lb, _transposed(lb, updates, u, order),
-                        [0] * (len(scatter) + len(spread))
-                        + [x.shape[d] - size[d] for d in rest])
-    if spread:
-        indices = _spread(lb, indices, [size[d] for d in spread],
-                          [sdtod.index(d) for d in spread])
-    nb = len(batch) + len(spread)
-    dn = (f"#stablehlo.scatter<update_window_dims = {list(range(nb, nb + len(rest)))}, "
-          f"inserted_window_dims = {sorted(new[d] for d in (*inserted, *spread))}, "
-          f"scatter_dims_to_operand_dims = {[new[d] for d in sdtod]}, "
-          f"index_vector_dim = {nb}>")
-    return _transposed(lb, operand, x, perm), perm, indices, updates, dn
-
-
-def _index_matrix(lb, indices, si, batch, ivd, shape):
-    """The indices as [batch dims..., index vector] of i32 (i64 for huge operands)."""
-    wide = np.dtype(np.int64 if max(shape, default=0) > np.iinfo(np.int32).max else np.int32)
-    indices = _transposed(lb, indices, si, [*batch, ivd])
-    if si.dtype == wide:
-        return indices
-    out = ShapedArray([si.shape[d] for d in (*batch, ivd)], wide)
-    return lb.op("stablehlo.convert", [indices], out)
-
-
-def _append_iotas(lb, indices, positions):
-    """``indices`` ([B..., K]) with one more index vector entry per batch position ``p`` in
-    ``positions``: the position along ``B[p]``."""
-    if not positions:
-        return indices
-    si = mlir.aval_of(indices)
-    column = ShapedArray((*si.shape[:-1], 1), si.dtype)
-    iotas = [lb.op("stablehlo.iota", [], column, iota_dimension=lb.i64(p)) for p in positions]
-    out = ShapedArray((*si.shape[:-1], si.shape[-1] + len(positions)), si.dtype)
-    return lb.op("stablehlo.concatenate", [indices, *iotas], out,
-                 dimension=lb.i64(si.ndim - 1))
-
-
-def _index_any_dim(lb, indices, x, inserted):
-    """IREE needs an index vector: a scatter without one indexes some dim at 0."""
-    if x.ndim == 0:
-        raise OpError("cannot lower a scatter into a rank-0 operand")
-    si = mlir.aval_of(indices)
-    out = ShapedArray((*si.shape[:-1], 1), si.dtype)
-    zero = lb.constant(np.zeros((), si.dtype))
-    return (lb.op("stablehlo.broadcast_in_dim", [zero], out, broadcast_dimensions=lb.i64s([])),
-            [inserted[0] if inserted else 0])
-
-
-def _spread(lb, indices, counts, entries):
-    """``indices`` of shape [B..., K] broadcast to [B..., *counts, K], with entry
-    ``entries[j]`` of each index vector increased by the position along count ``j``."""
-    si = mlir.aval_of(indices)
-    nb, k = si.ndim - 1, si.shape[-1]
-    offsets = np.zeros((*counts, k), si.dtype)
-    for j, (n, e) in enumerate(zip(counts, entries)):
-        offsets[..., e] = np.arange(n).reshape([n if i == j else 1 for i in range(len(counts))])
-    out = ShapedArray((*si.shape[:-1], *counts, k), si.dtype)
-    spread = lb.op("stablehlo.broadcast_in_dim", [indices], out,
-                   broadcast_dimensions=lb.i64s([*range(nb), out.ndim - 1]))
-    steps = lb.op("stablehlo.broadcast_in_dim", [lb.constant(offsets)], out,
-                  broadcast_dimensions=lb.i64s(range(nb, out.ndim)))
-    return lb.op("stablehlo.add", [spread, steps], out)
-
-
-def _pad_high(lb, x, high):
-    if not any(high):
-        return x
-    a = mlir.aval_of(x)
-    out = ShapedArray([n + h for n, h in zip(a.shape, high)], a.dtype)
-    zeros = [0] * a.ndim
-    return lb.op("stablehlo.pad", [x, lb.constant(np.zeros((), a.dtype))], out,
-                 edge_padding_low=lb.i64s(zeros), edge_padding_high=lb.i64s(high),
-                 interior_padding=lb.i64s(zeros))
-
-
-def _transposed(lb, x, aval, perm):
-    if list(perm) == list(range(aval.ndim)):
-        return x
-    out = ShapedArray([aval.shape[p] for p in perm], aval.dtype)
-    return lb.op("stablehlo.transpose", [x], out, permutation=lb.i64s(perm))
+def scatter(lb, operand, indices, updates, dimension_numbers: str, combiner: str):
+    """A ``stablehlo.scatter`` whose region applies the binary op ``combiner``."""
+    x = mlir.aval_of(operand)
+    op = lb.create("stablehlo.scatter", [operand, indices, updates], [lb.type(x)],
+                   {"scatter_dimension_numbers": lb.attr(dimension_numbers),
+                    "indices_are_sorted": lb.attr("false"),
+                    "unique_indices": lb.attr("false")}, regions=1)
+    block, body = lb.scalar_block(op, 0, [x.dtype])
+    body.ret([body.op(combiner, list(block.arguments), ShapedArray((), x.dtype))])
+    return op.results[0]

@@ -497,8 +497,7 @@ class Reverse(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, dimensions):
-        return lb.via_signless(x, lb.out_avals[0], lambda v, a: lb.op(
-            "stablehlo.reverse", [v], a, dimensions=lb.i64s(dimensions)))
+        return lb.op("stablehlo.reverse", [x], dimensions=lb.i64s(dimensions))
 
     @classmethod
     def transpose(cls, b, ct, x, *, dimensions):

@@ -165,11 +165,9 @@ class Transfer(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, device):
-        """Unsigned tensors move as signless integers (IREE 3.13 cannot legalize their
-        transfer)."""
         target = lb.attr(f"#hal.device.promise<@dev{device}>")
-        return [lb.via_signless(x, lb.out_avals[0], lambda v, a: lb.create(
-            "flow.tensor.transfer", [v], [lb.type(a)], {"target": target}).results[0])]
+        return lb.create("flow.tensor.transfer", [x], [lb.type(lb.out_avals[0])],
+                         {"target": target}).results[0]
 
     @classmethod
     def transpose(cls, b, ct, x, *, device):

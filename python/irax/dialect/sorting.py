@@ -7,8 +7,9 @@ The order is JAX's total order, ascending and lexicographic over the first ``num
 operands: floats put every NaN last (negative NaNs too) and treat -0.0 and +0.0 as equal;
 complex numbers compare by (real, imag), each part ordered like a float; integers and
 booleans in their natural order. A short sort lowers to one ``stablehlo.sort`` whose
-comparator implements that order with explicit NaN checks; a long one (IREE's sort is
-quadratic) to a bitonic sorting network on the same comparison (``irax.lowering.sort_network``).
+comparator implements that order with explicit NaN checks (``irax-legalize-iree`` turns a
+long one, which IREE sorts in quadratic time, into a bitonic sorting network on the same
+comparison, ``irax.lowering.sort_network``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import mlir
 from irax.dialect.base import Op, OpError
-from irax.lowering import sort_network
 
-_PRED = ShapedArray((), np.bool_)
+#: the attribute of a lowered ``stablehlo.sort`` saying how many leading operands are keys
+NUM_KEYS = "irax.num_keys"
 
 
 class Sort(Op):
@@ -37,10 +39,9 @@ class Sort(Op):
                -> (tensor<4xi32>, tensor<4xf32>, tensor<4xf32>)
 
     Derivative: every inexact operand's tangent is permuted like the operand (keys too);
-    integer results have none. Lowers to ``stablehlo.sort`` with a comparator region, or,
-    from ``rows * n * n >= 2**15`` (``n`` the sorted length), to a bitonic sorting network:
-    a ``stablehlo.while`` over its O(log^2 n) compare-exchange stages (IREE's sort takes
-    time quadratic in ``n``: ~0.7 s at 10k elements, ~70 s at 100k)."""
+    integer results have none. Lowers to ``stablehlo.sort`` with a comparator region
+    (which ``irax-legalize-iree`` makes a bitonic sorting network from ``rows * n * n >=
+    2**15``, ``n`` the sorted length: IREE's sort takes time quadratic in ``n``)."""
 
     name = "irax.sort"
     attributes = {"dimension": A.I64, "is_stable": A.Bool, "num_keys": A.I64}
@@ -72,36 +73,22 @@ class Sort(Op):
 
     @classmethod
     def lower(cls, lb, *operands, dimension, is_stable, num_keys):
-        """One ``stablehlo.sort`` of copies of the operands (bfloat16 moved as int16 bits),
-        plus an iota as the last key when stable; a barrier reads every result. Long sorts:
-        the bitonic network of ``sort_network`` (always stable)."""
-        avals, moved = list(lb.out_avals), [_moved_as(a) for a in lb.out_avals]
-        operands = [_bitcast(lb, x, a, m) for x, a, m in zip(operands, avals, moved)]
-        if sort_network.use_network(avals[0].shape, dimension):
-            out = sort_network.network_sort(lb, operands, avals, moved, num_keys, dimension)
-            return [_bitcast(lb, r, m, a) for r, a, m in zip(out, avals, moved)]
-        keys = list(range(num_keys))
-        if is_stable:  # IREE 3.13's sort is not stable: the position breaks ties
-            index = ShapedArray(avals[0].shape, _index_dtype(avals[0].shape[dimension]))
-            operands.append(lb.op("stablehlo.iota", [], index, iota_dimension=lb.i64(dimension)))
-            keys.append(len(avals))
-            avals.append(index)
-            moved.append(index)
-        types = [lb.type(m) for m in moved]
-        op = lb.create("stablehlo.sort", _copies(lb, operands, moved), types,
+        """One ``stablehlo.sort`` whose comparator is the total order's "less than",
+        lexicographic over the first ``num_keys`` operands; ``irax.num_keys`` records how
+        many (``irax-legalize-iree`` rebuilds the sort for IREE from it)."""
+        avals = list(lb.out_avals)
+        op = lb.create("stablehlo.sort", list(operands), [lb.type(a) for a in avals],
                        {"dimension": lb.i64(dimension),
-                        "is_stable": lb.attr("true" if is_stable else "false")}, regions=1)
-        _comparator(lb, op, avals, moved, keys)
-        # IREE 3.13 keeps a sort result that nothing reads on the stack of the dispatch
-        # ("exceeded stack allocation limit" from 32 KiB up): a barrier reads them all
-        results = lb.create("stablehlo.optimization_barrier", list(op.results), types).results
-        return [_bitcast(lb, r, m, a) for r, a, m in zip(results, lb.out_avals, moved)]
+                        "is_stable": lb.attr("true" if is_stable else "false"),
+                        NUM_KEYS: lb.i64(num_keys)}, regions=1)
+        comparator(lb, op, avals, avals, list(range(num_keys)))
+        return list(op.results)
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, dimension, is_stable, num_keys):
         """Sorts an iota along, then gathers each tangent with that permutation."""
         shape = out_avals[0].shape
-        iota = b.iota(shape=shape, dtype=_index_dtype(shape[dimension]), dimension=dimension)
+        iota = b.iota(shape=shape, dtype=index_dtype(shape[dimension]), dimension=dimension)
         *outs, perm = b.emit(cls, [*ins, iota], dimension=dimension, is_stable=is_stable,
                              num_keys=num_keys)
         return outs, [None if t is None else take_along(b, t, perm, dimension) for t in dins]
@@ -116,25 +103,17 @@ class Sort(Op):
         return outs, [d] * len(outs)
 
 
-def _moved_as(aval: ShapedArray) -> ShapedArray:
-    """The type a sort operand moves as: IREE 3.13 turns negative bfloat16 NaNs positive
-    when it sorts or selects bfloat16 data, so bfloat16 moves as its int16 bits."""
-    return aval.update(dtype=np.dtype(np.int16)) if aval.dtype.name == "bfloat16" else aval
-
-
 def _bitcast(b, x, src: ShapedArray, dst: ShapedArray):
     return x if src.dtype == dst.dtype else b.op("stablehlo.bitcast_convert", [x], dst)
 
 
-def _comparator(lb, op, avals, moved, keys) -> None:
-    """The comparator region of ``op``: lexicographic "less than" over the operands
-    ``keys`` (their values bitcast back from the moved types)."""
-    from irax.dialect import mlir
-    from irax.lowering.builder import LoweringBuilder
-
+def comparator(lb, op, avals, moved, keys) -> None:
+    """The comparator region of the ``stablehlo.sort`` ``op``: lexicographic "less than"
+    over the operands ``keys``, whose values travel as the ``moved`` types (bitcast back to
+    ``avals`` to compare; equal to ``avals`` in the portable form)."""
     scalars = [ShapedArray((), m.dtype) for m in moved]
     block = op.regions[0].blocks.append(*[lb.type(t) for t in scalars for _ in range(2)])
-    body = LoweringBuilder(mlir.ir().InsertionPoint(block), lb.loc, [])
+    body = lb.at_end(block)
     args = list(block.arguments)
     values = [ShapedArray((), a.dtype) for a in avals]
     body.ret([less_than(body, args[0::2], args[1::2], values, scalars, keys)])
@@ -150,26 +129,8 @@ def less_than(b, lhs, rhs, avals, moved, keys):
     return _lexicographic_less(b, pairs)
 
 
-def _copies(lb, operands, avals) -> list:
-    """Fresh, distinct copies of ``operands``. IREE 3.13 sorts the buffers of its operands
-    in place (iree-org/iree#24665): a function argument would be overwritten, a constant
-    changed for the next call (or rejected: "write affecting operations on global
-    resources"), and one value passed twice fails to compile. ``select(p_i, x, 0)`` with
-    predicates ``p_i`` hidden behind one barrier cannot fold or merge, and copies every
-    dtype exactly."""
-    true = lb.constant(np.array(True))
-    hidden = lb.create("stablehlo.optimization_barrier", [true] * len(operands),
-                       [lb.type(_PRED)] * len(operands)).results
-
-    def broadcast(x, a):
-        return lb.op("stablehlo.broadcast_in_dim", [x], a, broadcast_dimensions=lb.i64s(()))
-
-    return [lb.op("stablehlo.select", [broadcast(p, a.update(dtype=np.dtype(np.bool_))), x,
-                                       broadcast(lb.constant(np.zeros((), a.dtype)), a)], a)
-            for p, x, a in zip(hidden, operands, avals)]
-
-
-def _index_dtype(n: int) -> np.dtype:
+def index_dtype(n: int) -> np.dtype:
+    """The dtype of positions along an axis of ``n`` elements."""
     return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
 
 
@@ -207,8 +168,6 @@ def _ir_keys(b, lhs, rhs, aval) -> list[tuple]:
 
 
 def _pred(x) -> ShapedArray:
-    from irax.dialect import mlir
-
     return mlir.aval_of(x).update(dtype=np.dtype(np.bool_))
 
 

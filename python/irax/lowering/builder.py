@@ -14,9 +14,6 @@ from irax.dialect.attrs import Dense
 
 
 class LoweringBuilder:
-    #: set when a rule created a chlo op, so the driver legalizes chlo afterwards
-    used_chlo = False
-
     def __init__(self, ip, loc, out_avals):
         self.ip = ip
         self.loc = loc
@@ -40,8 +37,6 @@ class LoweringBuilder:
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64, mlir.context()), int(value))
 
     def create(self, name, operands, result_types, attributes=None, regions=0):
-        if name.startswith("chlo."):
-            LoweringBuilder.used_chlo = True
         return mlir.ir().Operation.create(
             name, results=list(result_types), operands=list(operands),
             attributes=attributes or {}, regions=regions, loc=self.loc, ip=self.ip)
@@ -53,16 +48,6 @@ class LoweringBuilder:
             out = self.out_avals[0]
         t = self.type(out) if isinstance(out, ShapedArray) else out
         return self.create(name, operands, [t], attributes).results[0]
-
-    def via_signless(self, x, aval: ShapedArray, emit):
-        """``emit(x, aval)`` on ``x`` seen as signless integers when ``aval`` is unsigned,
-        the result bitcast back: IREE 3.13 fails to compile some ops (``reverse``,
-        ``flow.tensor.transfer``) on unsigned tensors. Other dtypes go straight through."""
-        if aval.dtype.kind != "u":
-            return emit(x, aval)
-        signed = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))
-        y = emit(self.op("stablehlo.bitcast_convert", [x], signed), signed)
-        return self.op("stablehlo.bitcast_convert", [y], aval)
 
     def constant(self, value, dtype=None):
         arr = np.asarray(value, dtype=dtype)

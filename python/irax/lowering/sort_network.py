@@ -1,4 +1,5 @@
-"""A bitonic sorting network in plain StableHLO: the lowering of a long ``irax.sort``.
+"""A bitonic sorting network in plain StableHLO: what ``irax-legalize-iree`` makes of a long
+``stablehlo.sort``.
 
 IREE 3.13's ``stablehlo.sort`` takes time quadratic in the sorted length on llvm-cpu
 (~0.5 ms for 256 elements, ~0.7 s for 10k, ~70 s for 100k, per row). A sort with
@@ -35,6 +36,9 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.dialect import mlir
+from irax.dialect.attrs import Dense
+from irax.dialect.sorting import index_dtype, less_than
 
 #: ``stablehlo.sort`` costs about ``rows * n * n * 7 ns``; from this much work on the
 #: network (a few microseconds per stage plus ~1 ns per element and stage) is faster
@@ -68,7 +72,7 @@ def network_sort(lb, operands, avals, moved, num_keys, dimension):
             padding = _padding(kind, _aval(value).dtype, i < num_keys)
             lanes.append(_flat(lb, _pad(lb, value, padding, size - n)))
             kinds.append(kind)
-    positions = ShapedArray(grid, _index_dtype(size))
+    positions = ShapedArray(grid, index_dtype(size))
     keys.append(len(lanes))
     kinds.append(positions.dtype)
     lanes.append(_flat(lb, lb.op("stablehlo.iota", [], positions, iota_dimension=lb.i64(1))))
@@ -82,17 +86,14 @@ def network_sort(lb, operands, avals, moved, num_keys, dimension):
 def _bitonic(lb, lanes, keys, kinds, grid):
     """The lanes (flat views of ``grid``-shaped values) sorted along ``grid[1]`` (a power
     of two) by a ``stablehlo.while`` over the stages (k, j) of the bitonic network."""
-    from irax.dialect import mlir
-    from irax.lowering.builder import LoweringBuilder
-
-    index = _index_dtype(2 * math.prod(grid))
+    index = index_dtype(2 * math.prod(grid))
     init = [lb.constant(np.array(2, index)), lb.constant(np.array(1, index)), *lanes]
     types = [v.type for v in init]
     loop = lb.create("stablehlo.while", init, types, regions=2)
     cond, body = (loop.regions[r].blocks.append(*types) for r in (0, 1))
-    b = LoweringBuilder(mlir.ir().InsertionPoint(cond), lb.loc, [])
+    b = lb.at_end(cond)
     b.ret([_compare(b, cond.arguments[0], b.constant(np.array(grid[1], index)), "LE")])
-    b = LoweringBuilder(mlir.ir().InsertionPoint(body), lb.loc, [])
+    b = lb.at_end(body)
     k, j, *xs = body.arguments
     out = _stage(b, k, j, xs, keys, kinds, grid)
     scalar = ShapedArray((), index)
@@ -146,8 +147,6 @@ def _gather(b, x, column):
 
 def _less(b, lhs, rhs, keys, kinds):
     """``lhs < rhs`` elementwise in the total order, lexicographic over the key lanes."""
-    from irax.dialect.sorting import less_than
-
     moved = [_aval(x) for x in lhs]
     return less_than(b, lhs, rhs, [m.update(dtype=d) for m, d in zip(moved, kinds)], moved,
                      keys)
@@ -189,9 +188,6 @@ def _padding(dtype, lane, is_key: bool) -> np.ndarray:
 def _is_iota(x, aval, dimension) -> bool:
     """Whether ``x`` is a ``stablehlo.iota`` or an integer constant counting along
     ``dimension``: the positions, which need not travel with the keys."""
-    from irax.dialect import mlir
-    from irax.dialect.attrs import Dense
-
     owner = x.owner
     if not dtypes.is_int(aval.dtype) or not hasattr(owner, "name"):
         return False
@@ -207,8 +203,6 @@ def _is_iota(x, aval, dimension) -> bool:
 
 # ---- small helpers ---------------------------------------------------------------------------
 def _aval(x) -> ShapedArray:
-    from irax.dialect import mlir
-
     return mlir.aval_of(x)
 
 
@@ -254,7 +248,3 @@ def _slice(lb, x, n):
     return lb.op("stablehlo.slice", [x], _aval(x).update(shape=(rows, n, cols)),
                  start_indices=lb.i64s((0, 0, 0)), limit_indices=lb.i64s((rows, n, cols)),
                  strides=lb.i64s((1, 1, 1)))
-
-
-def _index_dtype(n: int) -> np.dtype:
-    return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)

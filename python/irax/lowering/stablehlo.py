@@ -66,13 +66,12 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         target = rewrite.ConversionTarget()
         for dialect in ("stablehlo", "chlo", "func", "builtin", "flow"):
             target.add_legal_dialect(dialect)
-        LoweringBuilder.used_chlo = False
         lower_region_ops(module)
         try:
             rewrite.apply_full_conversion(module.operation, target, _patterns())
         except ir.MLIRError as e:
             raise IRError(f"irax-lower-to-stablehlo failed: {_diagnostics(e)}") from None
-        if legalize_chlo and LoweringBuilder.used_chlo:
+        if legalize_chlo and _holds_chlo(module):
             from iree.compiler import passmanager
 
             passmanager.PassManager.parse(
@@ -82,6 +81,20 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         except ir.MLIRError as e:
             raise IRError(f"lowered StableHLO failed to verify: {_diagnostics(e)}") from None
         _record_devices(module)
+
+
+def _holds_chlo(module) -> bool:
+    """Whether a rule emitted chlo ops (erf, lgamma, ...), which are then legalized."""
+    found = []
+
+    def visit(op):
+        if op.name.startswith("chlo."):
+            found.append(op)
+            return mlir.ir().WalkResult.INTERRUPT
+        return mlir.ir().WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
 
 
 def lower_region_ops(module) -> None:

@@ -1,21 +1,53 @@
 """irax-legalize-iree: rewrite portable StableHLO into the form IREE 3.13 compiles and runs
 correctly. ``irax-lower-to-stablehlo`` emits plain StableHLO; every IREE-specific detail
 lives here, one pattern per quirk, each naming the IREE behaviour it avoids, so that a
-pattern can be deleted when IREE is fixed:
+pattern can be deleted when IREE is fixed (``tests/lit/legalize/`` has one file per
+pattern):
 
-- donation: ``jax.buffer_donor`` on a public function's argument becomes IREE's
+- ``stablehlo.sort`` (one lowered from ``irax.sort``, which records ``irax.num_keys``):
+  IREE's sort takes time quadratic in the sorted length (0.7 s at 10k elements, 70 s at
+  100k), so a long one becomes a bitonic network (``lowering/sort_network.py``); a short
+  one gets an iota as its last key when stable (IREE's sort is not), copies of its operands
+  (IREE sorts its operand buffers in place, iree-org/iree#24665: it overwrote arguments
+  and constants), bfloat16 moved as its int16 bits (IREE drops the sign of a bfloat16 NaN
+  it moves) and a barrier that reads every result (IREE keeps an unread result on the
+  dispatch's stack: "exceeded stack allocation limit" from 8192 elements).
+- ``stablehlo.gather``: explicit clamps of the start indices (IREE's gather does not
+  clamp, StableHLO's does), and the index vector moved last when it precedes a batching
+  dim of the indices (IREE crashes compiling that form).
+- ``stablehlo.scatter``: rewritten into the one form IREE lowers in every case (index
+  vectors last and never empty, no batching dims, every indexed dim inserted, windows
+  full-sized). The starts must be in bounds, as irax's lowering makes them.
+- a ``stablehlo.reduce`` with several results: a barrier reads them (IREE 3.13 fails to
+  compile argmax's two-result reduce when a transpose consumes it: "'linalg.yield' op
+  expected number of yield values").
+- ``stablehlo.reverse`` and ``flow.tensor.transfer`` of unsigned integers: done on signless
+  integers (IREE 3.13 fails to legalize them on unsigned tensors).
+- donation: ``jax.buffer_donor`` on a function argument becomes IREE's
   ``iree.abi.output = j`` (aliasing it with an unclaimed result of the same type), so
   IREE writes that result into the argument's buffer.
 
 Before:
-    func.func @main(%x: tensor<3xf32> {jax.buffer_donor = true}) -> tensor<3xf32>
+    %0 = stablehlo.reverse %x, dims = [0] : tensor<4xui8>
 After:
-    func.func @main(%x: tensor<3xf32> {iree.abi.output = 0 : index}) -> tensor<3xf32>
+    %0 = stablehlo.bitcast_convert %x : (tensor<4xui8>) -> tensor<4xi8>
+    %1 = stablehlo.reverse %0, dims = [0] : tensor<4xi8>
+    %2 = stablehlo.bitcast_convert %1 : (tensor<4xi8>) -> tensor<4xui8>
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from irax.core.abstract import ShapedArray
+from irax.core.errors import IRError
 from irax.dialect import mlir
+from irax.dialect import raising as R
+from irax.dialect.indexing import clamp_start_indices
+from irax.dialect.scatter import ScatterAdd, scatter
+from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
+from irax.lowering.builder import LoweringBuilder
+from irax.lowering.sort_network import network_sort, use_network
 from irax.passes.registry import ModulePass, register_pass
 
 #: the argument attribute of a donated buffer (JAX's, in exported StableHLO too)
@@ -24,17 +56,309 @@ DONOR = "jax.buffer_donor"
 
 @register_pass
 class LegalizeIREE(ModulePass):
-    """irax-legalize-iree: rewrite portable StableHLO for IREE 3.13 (donation, and the
-    IREE bugs each pattern names)"""
+    """irax-legalize-iree: rewrite portable StableHLO for IREE 3.13 (sorts, gathers,
+    scatters, multi-result reduces, unsigned reverse and transfer, donation)"""
 
     name = "irax-legalize-iree"
 
     def run(self, module) -> None:
-        for fn in module.body.operations:
-            if fn.operation.name == "func.func":
-                alias_donated_arguments(fn)
+        todo = []
+
+        def visit(op):
+            if op.name in PATTERNS:
+                todo.append(op)
+            return mlir.ir().WalkResult.ADVANCE
+
+        module.operation.walk(visit)
+        for op in todo:
+            PATTERNS[op.name](op)
 
 
+def _builder(op) -> LoweringBuilder:
+    return LoweringBuilder(mlir.ir().InsertionPoint(op), op.location,
+                           [mlir.aval_of(r) for r in op.results])
+
+
+def _replace(op, values) -> None:
+    for old, new in zip(op.results, values):
+        old.replace_all_uses_with(new)
+    op.erase()
+
+
+def _attr_dict(op) -> dict:
+    attrs = op.attributes
+    return {attrs[i].name: attrs[i].attr for i in range(len(attrs))}
+
+
+# ---- sort ------------------------------------------------------------------------------------
+def legalize_sort(op) -> None:
+    """A sort lowered from ``irax.sort``: the network when long, else the stable, copied,
+    bfloat16-safe, barrier-read form."""
+    if NUM_KEYS not in op.attributes:
+        return  # not irax's: its comparator is not known to be the total order
+    num_keys = R.i64(op, NUM_KEYS)
+    dimension = R.i64(op, "dimension")
+    is_stable = mlir.ir().BoolAttr(op.attributes["is_stable"]).value
+    lb = _builder(op)
+    avals = [mlir.aval_of(v) for v in op.operands]
+    moved = [_moved_as(a) for a in avals]
+    operands = [_bitcast(lb, x, a, m) for x, a, m in zip(op.operands, avals, moved)]
+    if use_network(avals[0].shape, dimension):
+        out = network_sort(lb, operands, avals, moved, num_keys, dimension)
+    else:
+        out = _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable)
+    _replace(op, [_bitcast(lb, r, m, a) for r, a, m in zip(out, avals, moved)])
+
+
+def _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable):
+    avals, moved, keys = list(avals), list(moved), list(range(num_keys))
+    n = len(operands)
+    if is_stable:  # IREE 3.13's sort is not stable: the position breaks ties
+        index = ShapedArray(avals[0].shape, index_dtype(avals[0].shape[dimension]))
+        operands = [*operands,
+                    lb.op("stablehlo.iota", [], index, iota_dimension=lb.i64(dimension))]
+        keys.append(n)
+        avals.append(index)
+        moved.append(index)
+    types = [lb.type(m) for m in moved]
+    new = lb.create("stablehlo.sort", _copies(lb, operands, moved), types,
+                    {"dimension": lb.i64(dimension),
+                     "is_stable": lb.attr("true" if is_stable else "false")}, regions=1)
+    comparator(lb, new, avals, moved, keys)
+    results = lb.create("stablehlo.optimization_barrier", list(new.results), types).results
+    return list(results)[:n]
+
+
+def _moved_as(aval: ShapedArray) -> ShapedArray:
+    """The type a sort operand moves as: IREE 3.13 turns negative bfloat16 NaNs positive
+    when it sorts or selects bfloat16 data, so bfloat16 moves as its int16 bits."""
+    return aval.update(dtype=np.dtype(np.int16)) if aval.dtype.name == "bfloat16" else aval
+
+
+def _bitcast(lb, x, src: ShapedArray, dst: ShapedArray):
+    return x if src.dtype == dst.dtype else lb.op("stablehlo.bitcast_convert", [x], dst)
+
+
+def _copies(lb, operands, avals) -> list:
+    """Fresh, distinct copies of ``operands``. IREE 3.13 sorts the buffers of its operands
+    in place (iree-org/iree#24665): a function argument would be overwritten, a constant
+    changed for the next call (or rejected: "write affecting operations on global
+    resources"), and one value passed twice fails to compile. ``select(p_i, x, 0)`` with
+    predicates ``p_i`` hidden behind one barrier cannot fold or merge, and copies every
+    dtype exactly."""
+    pred = ShapedArray((), np.bool_)
+    true = lb.constant(np.array(True))
+    hidden = lb.create("stablehlo.optimization_barrier", [true] * len(operands),
+                       [lb.type(pred)] * len(operands)).results
+
+    def broadcast(x, a):
+        return lb.op("stablehlo.broadcast_in_dim", [x], a, broadcast_dimensions=lb.i64s(()))
+
+    return [lb.op("stablehlo.select", [broadcast(p, a.update(dtype=np.dtype(np.bool_))), x,
+                                       broadcast(lb.constant(np.zeros((), a.dtype)), a)], a)
+            for p, x, a in zip(hidden, operands, avals)]
+
+
+# ---- gather ----------------------------------------------------------------------------------
+def legalize_gather(op) -> None:
+    """Explicit clamps, and the index vector last when it precedes a batching dim."""
+    dn = R.fields(op, "dimension_numbers")
+    sizes = R.i64s(op, "slice_sizes")
+    lb = _builder(op)
+    operand, indices = op.operands
+    ivd = dn.get("index_vector_dim", 0)
+    batching = dn.get("start_indices_batching_dims", ())
+    indices, ivd, batching = _index_vector_last(lb, indices, ivd, batching)
+    start_map = dn.get("start_index_map", ())
+    indices = clamp_start_indices(lb, operand, indices, start_map, sizes, ivd)
+    text = (f"#stablehlo.gather<offset_dims = {list(dn.get('offset_dims', ()))}, "
+            f"collapsed_slice_dims = {list(dn.get('collapsed_slice_dims', ()))}, "
+            f"operand_batching_dims = {list(dn.get('operand_batching_dims', ()))}, "
+            f"start_indices_batching_dims = {list(batching)}, "
+            f"start_index_map = {list(start_map)}, index_vector_dim = {ivd}>")
+    attrs = _attr_dict(op)
+    attrs["dimension_numbers"] = lb.attr(text)
+    new = lb.create("stablehlo.gather", [operand, indices], [r.type for r in op.results], attrs)
+    _replace(op, list(new.results))
+
+
+def _index_vector_last(lb, start_indices, ivd, batching):
+    """IREE 3.13 crashes compiling a gather whose index vector dim precedes a batching dim
+    of the indices: then the index vector is moved last (batch dims keep their order, so
+    the result is unchanged)."""
+    si = mlir.aval_of(start_indices)
+    if not any(d > ivd for d in batching):
+        return start_indices, ivd, batching
+    perm = [d for d in range(si.ndim) if d != ivd] + [ivd]
+    moved = lb.op("stablehlo.transpose", [start_indices],
+                  ShapedArray([si.shape[p] for p in perm], si.dtype), permutation=lb.i64s(perm))
+    return moved, si.ndim - 1, tuple(d - (d > ivd) for d in batching)
+
+
+# ---- scatter ---------------------------------------------------------------------------------
+def legalize_scatter(op) -> None:
+    """The scatter in the form IREE lowers in every case (``_iree_form``)."""
+    combiner = R.reducer(op)
+    if len(op.operands) != 3 or combiner is None:
+        return
+    dn = R.fields(op, "scatter_dimension_numbers")
+    operand, indices, updates = op.operands
+    x, u = mlir.aval_of(operand), mlir.aval_of(updates)
+    if u.size == 0:
+        return
+    uwd = dn.get("update_window_dims", ())
+    iwd = dn.get("inserted_window_dims", ())
+    ibd = dn.get("input_batching_dims", ())
+    size = ScatterAdd.window(x.shape, u.shape, uwd, iwd, ibd)
+    lb = _builder(op)
+    operand, perm, indices, updates, text = _iree_form(
+        lb, operand, indices, updates, size, dn.get("index_vector_dim", 0), uwd, iwd,
+        dn.get("scatter_dims_to_operand_dims", ()), ibd,
+        dn.get("scatter_indices_batching_dims", ()))
+    out = scatter(lb, operand, indices, updates, text, combiner)
+    _replace(op, [_transposed(lb, out, mlir.aval_of(operand),
+                              [int(i) for i in np.argsort(perm)])])
+
+
+def _iree_form(lb, operand, indices, updates, size, ivd, update_window_dims,
+               inserted_window_dims, scatter_dims_to_operand_dims, input_batching_dims,
+               scatter_indices_batching_dims):
+    """An equivalent scatter (for in-bounds starts) in the one form IREE lowers in every case:
+    i32/i64 index vectors last and never empty; no batching dims (they become indexed by
+    iotas); every indexed operand dim inserted, so that a window of ``n`` elements along an
+    indexed dim becomes ``n`` one-element windows at consecutive starts; several indexed dims
+    leading the operand; every other window full-sized (zero-padded); updates laid out as
+    [scatter dims, window dims]. Returns the operand, its permutation, the indices, the
+    updates and the dimension numbers."""
+    x, si, u = (mlir.aval_of(v) for v in (operand, indices, updates))
+    batch = [d for d in range(si.ndim) if d != ivd]
+    indices = _index_matrix(lb, indices, si, batch, ivd, x.shape)
+    # operand batching dims become inserted dims indexed by an iota of their batch dim
+    indices = _append_iotas(lb, indices, [d - (d > ivd) for d in scatter_indices_batching_dims])
+    sdtod = [*scatter_dims_to_operand_dims, *input_batching_dims]
+    inserted = [*inserted_window_dims, *input_batching_dims]
+    if not sdtod:
+        indices, sdtod = _index_any_dim(lb, indices, x, inserted)
+    perm = list(range(x.ndim))
+    if len(sdtod) > 1:
+        perm = [*sorted(sdtod), *[d for d in perm if d not in sdtod]]
+    new = {d: perm.index(d) for d in perm}
+    kept = [d for d in range(x.ndim) if d not in inserted]
+    window_of = dict(zip(kept, update_window_dims))  # operand dim -> updates dim
+    spread = [d for d in sdtod if d in window_of]
+    rest = sorted((d for d in kept if d not in spread), key=new.get)
+    scatter = [d for d in range(u.ndim) if d not in update_window_dims]
+    order = [*scatter, *[window_of[d] for d in spread], *[window_of[d] for d in rest]]
+    updates = _pad_high(lb, _transposed(lb, updates, u, order),
+                        [0] * (len(scatter) + len(spread))
+                        + [x.shape[d] - size[d] for d in rest])
+    if spread:
+        indices = _spread(lb, indices, [size[d] for d in spread],
+                          [sdtod.index(d) for d in spread])
+    nb = len(batch) + len(spread)
+    dn = (f"#stablehlo.scatter<update_window_dims = {list(range(nb, nb + len(rest)))}, "
+          f"inserted_window_dims = {sorted(new[d] for d in (*inserted, *spread))}, "
+          f"scatter_dims_to_operand_dims = {[new[d] for d in sdtod]}, "
+          f"index_vector_dim = {nb}>")
+    return _transposed(lb, operand, x, perm), perm, indices, updates, dn
+
+
+def _index_matrix(lb, indices, si, batch, ivd, shape):
+    """The indices as [batch dims..., index vector] of i32 (i64 for huge operands)."""
+    wide = np.dtype(np.int64 if max(shape, default=0) > np.iinfo(np.int32).max else np.int32)
+    indices = _transposed(lb, indices, si, [*batch, ivd])
+    if si.dtype == wide:
+        return indices
+    out = ShapedArray([si.shape[d] for d in (*batch, ivd)], wide)
+    return lb.op("stablehlo.convert", [indices], out)
+
+
+def _append_iotas(lb, indices, positions):
+    """``indices`` ([B..., K]) with one more index vector entry per batch position ``p`` in
+    ``positions``: the position along ``B[p]``."""
+    if not positions:
+        return indices
+    si = mlir.aval_of(indices)
+    column = ShapedArray((*si.shape[:-1], 1), si.dtype)
+    iotas = [lb.op("stablehlo.iota", [], column, iota_dimension=lb.i64(p)) for p in positions]
+    out = ShapedArray((*si.shape[:-1], si.shape[-1] + len(positions)), si.dtype)
+    return lb.op("stablehlo.concatenate", [indices, *iotas], out,
+                 dimension=lb.i64(si.ndim - 1))
+
+
+def _index_any_dim(lb, indices, x, inserted):
+    """IREE needs an index vector: a scatter without one indexes some dim at 0."""
+    if x.ndim == 0:
+        raise IRError("irax-legalize-iree: cannot legalize a scatter into a rank-0 operand")
+    si = mlir.aval_of(indices)
+    out = ShapedArray((*si.shape[:-1], 1), si.dtype)
+    zero = lb.constant(np.zeros((), si.dtype))
+    return (lb.op("stablehlo.broadcast_in_dim", [zero], out, broadcast_dimensions=lb.i64s([])),
+            [inserted[0] if inserted else 0])
+
+
+def _spread(lb, indices, counts, entries):
+    """``indices`` of shape [B..., K] broadcast to [B..., *counts, K], with entry
+    ``entries[j]`` of each index vector increased by the position along count ``j``."""
+    si = mlir.aval_of(indices)
+    nb, k = si.ndim - 1, si.shape[-1]
+    offsets = np.zeros((*counts, k), si.dtype)
+    for j, (n, e) in enumerate(zip(counts, entries)):
+        offsets[..., e] = np.arange(n).reshape([n if i == j else 1 for i in range(len(counts))])
+    out = ShapedArray((*si.shape[:-1], *counts, k), si.dtype)
+    spread = lb.op("stablehlo.broadcast_in_dim", [indices], out,
+                   broadcast_dimensions=lb.i64s([*range(nb), out.ndim - 1]))
+    steps = lb.op("stablehlo.broadcast_in_dim", [lb.constant(offsets)], out,
+                  broadcast_dimensions=lb.i64s(range(nb, out.ndim)))
+    return lb.op("stablehlo.add", [spread, steps], out)
+
+
+def _pad_high(lb, x, high):
+    if not any(high):
+        return x
+    a = mlir.aval_of(x)
+    out = ShapedArray([n + h for n, h in zip(a.shape, high)], a.dtype)
+    zeros = [0] * a.ndim
+    return lb.op("stablehlo.pad", [x, lb.constant(np.zeros((), a.dtype))], out,
+                 edge_padding_low=lb.i64s(zeros), edge_padding_high=lb.i64s(high),
+                 interior_padding=lb.i64s(zeros))
+
+
+def _transposed(lb, x, aval, perm):
+    if list(perm) == list(range(aval.ndim)):
+        return x
+    out = ShapedArray([aval.shape[p] for p in perm], aval.dtype)
+    return lb.op("stablehlo.transpose", [x], out, permutation=lb.i64s(perm))
+
+
+# ---- multi-result reduce, unsigned reverse and transfer ----------------------------------------
+def legalize_reduce(op) -> None:
+    """A barrier reads the used results of a reduce with several results."""
+    used = [r for r in op.results if any(True for _ in r.uses)]
+    if len(op.results) < 2 or not used:
+        return
+    lb = _builder(op)
+    barrier = lb.create("stablehlo.optimization_barrier", used, [r.type for r in used])
+    barrier.move_after(op)
+    for old, new in zip(used, barrier.results):
+        for use in list(old.uses):
+            if use.owner.operation != barrier.operation:
+                use.owner.operands[use.operand_number] = new
+
+
+def legalize_signless(op) -> None:
+    """An op on unsigned integers done on the signless integers of the same width."""
+    aval = mlir.aval_of(op.results[0])
+    if aval.dtype.kind != "u":
+        return
+    lb = _builder(op)
+    signed = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))
+    x = lb.op("stablehlo.bitcast_convert", [op.operands[0]], signed)
+    new = lb.create(op.name, [x], [lb.type(signed)], _attr_dict(op))
+    _replace(op, [lb.op("stablehlo.bitcast_convert", [new.results[0]], aval)])
+
+
+# ---- donation --------------------------------------------------------------------------------
 def alias_donated_arguments(fn) -> None:
     """``jax.buffer_donor`` arguments -> ``iree.abi.output = j`` with ``j`` the first
     unclaimed result of the argument's type (none: the donation is dropped, as JAX warns
@@ -54,3 +378,15 @@ def alias_donated_arguments(fn) -> None:
                 entries["iree.abi.output"] = ir.IntegerAttr.get(ir.IndexType.get(), j)
         new.append(ir.DictAttr.get(entries))
     fn.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
+
+
+#: root op name -> its pattern (StableHLO ops have no Python classes in IREE's bindings)
+PATTERNS = {
+    "stablehlo.sort": legalize_sort,
+    "stablehlo.gather": legalize_gather,
+    "stablehlo.scatter": legalize_scatter,
+    "stablehlo.reduce": legalize_reduce,
+    "stablehlo.reverse": legalize_signless,
+    "flow.tensor.transfer": legalize_signless,
+    "func.func": alias_donated_arguments,
+}
