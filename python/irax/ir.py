@@ -27,6 +27,7 @@ from irax.dialect import funcs, mlir
 from irax.dialect.base import REGISTRY, OpError, by_method
 from irax.dialect.builder import IRBuilder
 from irax.dialect.transform import TransformOp
+from irax.dialect.upstream import is_function
 from irax.dialect.verifier import verify_module
 from irax.frontend.compile import at_stage, clone_module
 from irax.passes import pipelines, run_pipeline
@@ -129,7 +130,7 @@ class IRModule:
 
     def _function(self, name: str):
         fn = funcs.symbol_table(self._module).get(name)
-        if fn is None or fn.operation.name != "func.func" or not funcs.is_public(fn):
+        if fn is None or not is_function(fn) or not funcs.is_public(fn):
             raise ValueError(f"irax.ir: no public function @{name}; public functions: "
                              f"{self.functions}")
         return fn
@@ -282,7 +283,7 @@ def _clone(module):
 
 def _default_entry(module) -> str | None:
     public = [n for n, fn in funcs.symbol_table(module).items()
-              if fn.operation.name == "func.func" and funcs.is_public(fn)]
+              if is_function(fn) and funcs.is_public(fn)]
     if "main" in public:
         return "main"
     return public[0] if len(public) == 1 else None

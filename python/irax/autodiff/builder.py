@@ -23,7 +23,7 @@ from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import OpMethods
-from irax.dialect.control import Call, is_plain_call
+from irax.dialect.control import Call, is_plain_call, is_return
 
 _ids = itertools.count()
 
@@ -100,7 +100,7 @@ class ADBuilder(OpMethods):
         env = dict(zip(block.arguments, operands))
         for op in block.operations:
             ins = [env[v] for v in op.operands]
-            if op.name == "func.return":
+            if is_return(op):
                 return ins
             if is_plain_call(op):
                 callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value

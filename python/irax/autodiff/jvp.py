@@ -20,7 +20,7 @@ from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
-from irax.dialect.control import Call, is_plain_call
+from irax.dialect.control import Call, is_plain_call, is_return
 from irax.dialect.rules import has_tangent
 
 
@@ -52,10 +52,9 @@ def jvp_body(ctx, b: ADBuilder, fn, primals_in, tangents_in):
     primal = dict(zip(block.arguments, primals_in))
     tangent = dict(zip(block.arguments, tangents_in))
     for op in block.operations:
-        name = op.name
         ins = [primal[v] for v in op.operands]
         dins = [tangent.get(v) for v in op.operands]
-        if name == "func.return":
+        if is_return(op):
             return ins, dins
         if is_plain_call(op):
             outs, douts = _jvp_call(ctx, b, op, ins, dins)

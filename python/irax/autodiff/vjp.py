@@ -22,7 +22,7 @@ from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
-from irax.dialect.control import is_plain_call
+from irax.dialect.control import is_plain_call, is_return
 from irax.dialect.rules import has_tangent
 
 
@@ -73,10 +73,9 @@ def linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
     primal = dict(zip(block.arguments, primals_in))
     tangent = dict(zip(block.arguments, lins_in))
     for op in block.operations:
-        name = op.name
         ins = [primal[v] for v in op.operands]
         dins = [tangent.get(v) for v in op.operands]
-        if name == "func.return":
+        if is_return(op):
             return ins, dins
         if is_plain_call(op):
             callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)

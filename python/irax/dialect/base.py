@@ -70,6 +70,10 @@ class Op:
     #: False when result types cannot be inferred from operands alone (``irax.call``):
     #: builders then pass ``result_avals``
     infers_results: ClassVar[bool] = True
+    #: the op ends a block (``irax.return``)
+    terminator: ClassVar[bool] = False
+    #: a call of a function without derivative rules of its own (``irax.call``)
+    plain_call: ClassVar[bool] = False
     #: MLIR's ConstantLike: the op has no operands and its ``value`` attribute is its
     #: result (folding and raising read constants through it)
     constant_like: ClassVar[bool] = False

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from irax.dialect import attrs as A
 from irax.dialect import mlir
-from irax.dialect.base import Op, OpError, lookup
+from irax.dialect.base import Op, OpError
+from irax.dialect.upstream import op_class
 
 
 class Call(Op):
@@ -21,6 +22,7 @@ class Call(Op):
     name = "irax.call"
     attributes = {"callee": A.Symbol}
     infers_results = False
+    plain_call = True
     raises_from = "func.call"
 
     @classmethod
@@ -69,6 +71,7 @@ class Return(Op):
 
     name = "irax.return"
     differentiable = True
+    terminator = True
 
     @classmethod
     def infer(cls, *avals):
@@ -86,12 +89,14 @@ class Return(Op):
 
 def is_plain_call(op) -> bool:
     """``func.call`` or ``irax.call`` (not the call-like ops with derivative rules)."""
-    return op.name == "func.call" or lookup(op.name) is Call
+    cls = op_class(op)
+    return cls is not None and cls.plain_call
 
 
 def is_return(op) -> bool:
-    """``irax.return``, the terminator of irax regions."""
-    return lookup(op.name) is Return
+    """A terminator: ``func.return`` ending a function, ``irax.return`` a region."""
+    cls = op_class(op)
+    return cls is not None and cls.terminator
 
 
 def _types(ts) -> str:

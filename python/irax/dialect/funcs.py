@@ -10,6 +10,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect.base import lookup
+from irax.dialect.upstream import FuncCall, op_class
 
 
 def symbol_name(op) -> str:
@@ -118,7 +119,7 @@ def reachable_functions(module, name: str) -> list:
 def symbol_refs(op) -> list[str]:
     """Function names an op references: its class's symbol attributes (``func.call``'s
     callee too). Other attributes are never decoded."""
-    if op.name == "func.call":
+    if op_class(op) is FuncCall:
         return [A.Symbol.decode(op.attributes["callee"])]
     cls = lookup(op.name)
     if cls is None:

@@ -14,6 +14,7 @@ import numpy as np
 from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
+from irax.dialect.upstream import FuncCall, op_class
 
 
 class Interpreter:
@@ -39,12 +40,11 @@ class Interpreter:
             aval = mlir.aval_of(a)
             env[a] = np.asarray(v).astype(aval.dtype, copy=False).reshape(aval.shape)
         for op in block.operations:
-            name = op.name
             operands = [env[v] for v in op.operands]
-            if name in ("func.return", "irax.return"):
+            cls = op_class(op)
+            if cls is not None and cls.terminator:
                 return operands
-            cls = lookup(name)
-            if name == "func.call" or (cls is not None and cls.callee_of is not None):
+            if cls is FuncCall or (cls is not None and cls.callee_of is not None):
                 callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
                 outs = self.call(callee, operands)
             else:

@@ -15,6 +15,7 @@ from irax.dialect import attrs as A
 from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.shape import check_dims, shift_dims
+from irax.dialect.upstream import StableHLODot, op_class
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -48,7 +49,7 @@ class DotGeneral(Op):
 
     @classmethod
     def raise_attrs(cls, op):
-        if op.name == "stablehlo.dot":  # contracts lhs' last dim with rhs' first
+        if op_class(op) is StableHLODot:  # contracts lhs' last dim with rhs' first
             return {"lhs_contracting_dimensions": (R.operand_aval(op, 0).ndim - 1,),
                     "rhs_contracting_dimensions": (0,)}
         dims = R.fields(op, "dot_dimension_numbers")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from irax.dialect import funcs, mlir
 from irax.dialect.builder import IRBuilder
-from irax.dialect.control import Call, Return
+from irax.dialect.control import Call, Return, is_return
 
 
 def emit_region_op(b: IRBuilder, op_cls, operands, region_specs, result_avals, **attrs):
@@ -54,7 +54,7 @@ def function_to_region(fn, region, arg_map) -> None:
     for i, arg in enumerate(body.arguments):
         arg.replace_all_uses_with(block.arguments[arg_map[i]])
     for op in list(body.operations):
-        if op.name == "func.return":
+        if is_return(op):
             with mlir.unknown_loc():
                 ir.Operation.create(Return.name, operands=list(op.operands),
                                     ip=ir.InsertionPoint(block))
@@ -76,7 +76,7 @@ def region_to_function(ctx, region, name: str) -> str:
     ip = ir.InsertionPoint(body)
     for op in block.operations:
         ins = [env[v] for v in op.operands]
-        if op.name == "irax.return":
+        if is_return(op):
             funcs.finish_function(fn, body, ins)
             break
         new = funcs.clone_op(op, ins, ip)

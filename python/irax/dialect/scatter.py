@@ -53,13 +53,14 @@ class ScatterAdd(Op):
                   "scatter_indices_batching_dims": A.I64Array}
     defaults = {"input_batching_dims": (), "scatter_indices_batching_dims": ()}
     raises_from = "stablehlo.scatter"
+    #: the StableHLO op its region applies (as for the reductions)
+    combiner = "stablehlo.add"
 
     @classmethod
     def raise_attrs(cls, op):
         if len(op.operands) != 3:
             raise OpError(f"with {len(op.operands) // 2} inputs is not supported")
-        combiner = R.reducer(op)
-        if combiner != "stablehlo.add":
+        if R.reducer(op) != cls.combiner:
             raise OpError("with a region other than an addition of its arguments is not "
                           "supported")
         dims = R.fields(op, "scatter_dimension_numbers")
@@ -188,7 +189,7 @@ class ScatterAdd(Op):
                   "scatter_dims_to_operand_dims": scatter_dims_to_operand_dims}
         dn = ", ".join(f"{k} = {list(v)}" for k, v in fields.items() if v)
         dn = f"#stablehlo.scatter<{dn + ', ' if dn else ''}index_vector_dim = {ivd}>"
-        return scatter(lb, operand, clamped, updates, dn, "stablehlo.add")
+        return scatter(lb, operand, clamped, updates, dn, cls.combiner)
 
     @classmethod
     def _drop(cls, lb, indices, clamped, updates, update_window_dims, ivd):

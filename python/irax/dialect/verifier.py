@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
+from irax.dialect.upstream import in_namespace
 
 
 @dataclass
@@ -68,7 +69,7 @@ def _verify_region(region, symbols, diags, visible: set) -> None:
 def _verify_op(op, symbols, diags, scope) -> None:
     op = op.operation
     name = op.name
-    if name.startswith("irax."):
+    if in_namespace(op, "irax"):
         cls = lookup(name)
         if cls is None:
             diags.append(Diagnostic(str(op.location), f"'{name}' op is not a registered irax op"))

@@ -39,6 +39,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
 from irax.dialect.attrs import Dense
 from irax.dialect.sorting import index_dtype, less_than
+from irax.dialect.upstream import StableHLOConstant, StableHLOIota, op_class
 
 #: ``stablehlo.sort`` costs about ``rows * n * n * 7 ns``; from this much work on the
 #: network (a few microseconds per stage plus ~1 ns per element and stage) is faster
@@ -191,10 +192,10 @@ def _is_iota(x, aval, dimension) -> bool:
     owner = x.owner
     if not dtypes.is_int(aval.dtype) or not hasattr(owner, "name"):
         return False
-    if owner.name == "stablehlo.iota":
+    if op_class(owner) is StableHLOIota:
         return mlir.ir().IntegerAttr(owner.attributes["iota_dimension"]).value == dimension
     n = aval.shape[dimension]
-    if owner.name != "stablehlo.constant" or np.iinfo(aval.dtype).max < n - 1:
+    if op_class(owner) is not StableHLOConstant or np.iinfo(aval.dtype).max < n - 1:
         return False
     counts = np.arange(n).reshape([n if d == dimension else 1 for d in range(aval.ndim)])
     return bool(np.array_equal(Dense.decode_from(owner, "value"),

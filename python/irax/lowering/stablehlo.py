@@ -15,6 +15,7 @@ from __future__ import annotations
 from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError, lookup
+from irax.dialect.upstream import FlowTransfer, in_namespace, op_class
 from irax.lowering.builder import LoweringBuilder
 
 _state: dict = {}
@@ -88,7 +89,7 @@ def _holds_chlo(module) -> bool:
     found = []
 
     def visit(op):
-        if op.name.startswith("chlo."):
+        if in_namespace(op, "chlo"):
             found.append(op)
             return mlir.ir().WalkResult.INTERRUPT
         return mlir.ir().WalkResult.ADVANCE
@@ -131,7 +132,7 @@ def _record_devices(module) -> None:
     ordinals = []
 
     def visit(op):
-        if op.name == "flow.tensor.transfer":
+        if op_class(op) is FlowTransfer:
             text = str(op.attributes["target"])
             ordinals.append(int(text.split("@dev", 1)[1].rstrip(">")))
         return ir.WalkResult.ADVANCE

@@ -25,6 +25,7 @@ from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import Call
 from irax.dialect.transform import TransformOp
+from irax.dialect.upstream import is_function
 from irax.shard.split import shard_function
 from irax.vectorize.batch import result_dims, vmap_function
 
@@ -75,7 +76,7 @@ def expand_module(module, kinds: tuple[type[TransformOp], ...], pass_name: str) 
     """Expands every transformation op of a class in ``kinds``."""
     ctx = ExpandContext(module, kinds)
     for fn in list(module.body.operations):
-        if fn.operation.name == "func.func":
+        if is_function(fn):
             expand_function(ctx, fn, pass_name)
 
 
@@ -119,7 +120,7 @@ def _all_ops(fn) -> list:
     ops = []
 
     def visit(op):
-        if op.name != "func.func":
+        if not is_function(op):
             ops.append(op)
         return ir.WalkResult.ADVANCE
 

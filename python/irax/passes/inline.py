@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
-from irax.dialect.control import is_plain_call
+from irax.dialect.control import is_plain_call, is_return
+from irax.dialect.upstream import is_function
 from irax.passes.registry import ModulePass, Option, register_pass
 from irax.passes.symbol_dce import drop_unreferenced
 
@@ -56,7 +57,7 @@ def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
 
         ip = mlir.ir().InsertionPoint(op)
         for inner in body.operations:
-            if inner.name == "func.return":
+            if is_return(inner):
                 for old, new in zip(op.results, [env[v] for v in inner.operands]):
                     old.replace_all_uses_with(new)
                 break
@@ -78,7 +79,7 @@ class Inline(ModulePass):
     def run(self, module) -> None:
         table = funcs.symbol_table(module)
         for fn in list(module.body.operations):
-            if fn.operation.name == "func.func" and funcs.is_public(fn):
+            if is_function(fn) and funcs.is_public(fn):
                 inline_calls(fn, table)
         if self.option("drop-dead"):
             drop_unreferenced(module)

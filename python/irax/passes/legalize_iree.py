@@ -43,9 +43,11 @@ from irax.core.abstract import ShapedArray
 from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import upstream as U
 from irax.dialect.indexing import clamp_start_indices
 from irax.dialect.scatter import ScatterAdd, scatter
 from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
+from irax.dialect.upstream import op_class
 from irax.lowering.builder import LoweringBuilder
 from irax.lowering.sort_network import network_sort, use_network
 from irax.passes.registry import ModulePass, register_pass
@@ -65,13 +67,14 @@ class LegalizeIREE(ModulePass):
         todo = []
 
         def visit(op):
-            if op.name in PATTERNS:
-                todo.append(op)
+            pattern = PATTERNS.get(op_class(op))
+            if pattern is not None:
+                todo.append((pattern, op))
             return mlir.ir().WalkResult.ADVANCE
 
         module.operation.walk(visit)
-        for op in todo:
-            PATTERNS[op.name](op)
+        for pattern, op in todo:
+            pattern(op)
 
 
 def _builder(op) -> LoweringBuilder:
@@ -380,13 +383,13 @@ def alias_donated_arguments(fn) -> None:
     fn.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
 
 
-#: root op name -> its pattern (StableHLO ops have no Python classes in IREE's bindings)
+#: root op class -> its pattern
 PATTERNS = {
-    "stablehlo.sort": legalize_sort,
-    "stablehlo.gather": legalize_gather,
-    "stablehlo.scatter": legalize_scatter,
-    "stablehlo.reduce": legalize_reduce,
-    "stablehlo.reverse": legalize_signless,
-    "flow.tensor.transfer": legalize_signless,
-    "func.func": alias_donated_arguments,
+    U.StableHLOSort: legalize_sort,
+    U.StableHLOGather: legalize_gather,
+    U.StableHLOScatter: legalize_scatter,
+    U.StableHLOReduce: legalize_reduce,
+    U.StableHLOReverse: legalize_signless,
+    U.FlowTransfer: legalize_signless,
+    U.FuncFunc: alias_donated_arguments,
 }

@@ -43,6 +43,7 @@ from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError
 from irax.dialect.builder import IRBuilder, aval
 from irax.dialect.control_flow import Cond, While
+from irax.dialect.upstream import FuncReturn, in_namespace, is_function, op_class
 from irax.dialect.verifier import verify_module
 from irax.passes.registry import ModulePass, register_pass
 
@@ -61,7 +62,7 @@ class RaiseStableHLO(ModulePass):
         _drop_frontend_attributes(module)
         diags = []
         for fn in module.body.operations:
-            if fn.operation.name == "func.func":
+            if is_function(fn):
                 diags += raise_function(fn)
         if diags:
             raise IRError("\n".join(diags))
@@ -98,7 +99,7 @@ def raise_function(fn) -> list[str]:
 
 
 def _raise_op(op) -> None:
-    if op.name.startswith("irax.") or op.name == "func.return":
+    if in_namespace(op, "irax") or op_class(op) is FuncReturn:
         return
     if len(op.results) and not any(_used(r) for r in op.results) \
             and op.name != "stablehlo.custom_call":
@@ -358,7 +359,7 @@ def _drop_frontend_attributes(module) -> None:
     for key in [k for k in _names(attrs) if k.startswith(_FRONTEND)]:
         del attrs[key]
     for fn in module.body.operations:
-        if fn.operation.name != "func.func":
+        if not is_function(fn):
             continue
         for key in ("arg_attrs", "res_attrs"):
             if key in fn.attributes:

@@ -14,18 +14,19 @@ After:
 from __future__ import annotations
 
 from irax.dialect import funcs
+from irax.dialect.upstream import is_function
 from irax.passes.registry import ModulePass, register_pass
 
 
 def drop_unreferenced(module) -> None:
     """Erases the functions no public function reaches."""
     publics = [funcs.symbol_name(f) for f in module.body.operations
-               if f.operation.name == "func.func" and funcs.is_public(f)]
+               if is_function(f) and funcs.is_public(f)]
     live = set()
     for name in publics:
         live.update(funcs.symbol_name(f) for f in funcs.reachable_functions(module, name))
     for fn in list(module.body.operations):
-        if fn.operation.name == "func.func" and funcs.symbol_name(fn) not in live:
+        if is_function(fn) and funcs.symbol_name(fn) not in live:
             fn.operation.erase()
 
 

@@ -31,7 +31,7 @@ from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.collective import Collective
-from irax.dialect.control import is_plain_call
+from irax.dialect.control import is_plain_call, is_return
 from irax.dialect.vectorize import axis_dims
 from irax.vectorize.batch import vmap_function
 from irax.vectorize.builder import BatchBuilder
@@ -95,7 +95,7 @@ def _unroll(ctx, b, fn, envs, devices) -> list[list]:
     env = [dict(zip(block.arguments, vals)) for vals in envs]
     for op in block.operations:
         ins = [[e[v] for v in op.operands] for e in env]
-        if op.name == "func.return":
+        if is_return(op):
             return ins
         cls = lookup(op.name)
         if is_plain_call(op):

@@ -17,7 +17,8 @@ from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
-from irax.dialect.control import Call
+from irax.dialect.control import Call, is_return
+from irax.dialect.upstream import FuncCall, op_class
 from irax.vectorize.builder import BatchBuilder
 
 
@@ -62,7 +63,7 @@ def batch_body(b: BatchBuilder, fn, args, dims):
     for op in block.operations:
         vals = [env[v][0] for v in op.operands]
         ds = [env[v][1] for v in op.operands]
-        if op.name == "func.return":
+        if is_return(op):
             return vals, ds
         outs, out_dims = batch_op(b, op, vals, ds)
         for r, v, d in zip(op.results, outs, out_dims):
@@ -72,7 +73,7 @@ def batch_body(b: BatchBuilder, fn, args, dims):
 
 def batch_op(b: BatchBuilder, op, vals, dims):
     cls = lookup(op.name)
-    if op.name == "func.call" or (cls is not None and cls.callee_of is not None and
+    if op_class(op) is FuncCall or (cls is not None and cls.callee_of is not None and
                                   getattr(cls, "batch", None) is None):
         return _batch_call(b, op, vals, dims)
     if cls is None:

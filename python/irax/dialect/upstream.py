@@ -1,0 +1,107 @@
+"""The ops of other dialects that irax recognizes, as classes: func's functions, calls
+and returns, and the StableHLO, chlo and flow ops that lowering and irax-legalize-iree
+look at. With irax's own ``REGISTRY`` this is the one place that maps op names to
+classes; everything else compares classes or asks traits:
+
+    op_class(op) is FuncFunc              # a function
+    op_class(op).terminator               # func.return or irax.return
+    op_class(op).plain_call               # func.call or irax.call
+
+(The StableHLO parser, ``irax-raise-stablehlo``, reads StableHLO by name: that is its job.)
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from irax.dialect.base import REGISTRY, Op
+
+UPSTREAM: dict[str, type[UpstreamOp]] = {}
+
+
+class UpstreamOp:
+    """An op of another dialect, named by its class (never instantiated)."""
+
+    name: ClassVar[str] = ""
+    namespace: ClassVar[str] = ""
+    terminator: ClassVar[bool] = False
+    plain_call: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if cls.__dict__.get("name"):
+            UPSTREAM[cls.name] = cls
+            cls.namespace = cls.name.split(".", 1)[0]
+
+
+class FuncFunc(UpstreamOp):
+    name = "func.func"
+
+
+class FuncReturn(UpstreamOp):
+    name = "func.return"
+    terminator = True
+
+
+class FuncCall(UpstreamOp):
+    name = "func.call"
+    plain_call = True
+
+
+class StableHLOReturn(UpstreamOp):
+    name = "stablehlo.return"
+    terminator = True
+
+
+class StableHLOConstant(UpstreamOp):
+    name = "stablehlo.constant"
+
+
+class StableHLOIota(UpstreamOp):
+    name = "stablehlo.iota"
+
+
+class StableHLOSort(UpstreamOp):
+    name = "stablehlo.sort"
+
+
+class StableHLOGather(UpstreamOp):
+    name = "stablehlo.gather"
+
+
+class StableHLOScatter(UpstreamOp):
+    name = "stablehlo.scatter"
+
+
+class StableHLOReduce(UpstreamOp):
+    name = "stablehlo.reduce"
+
+
+class StableHLODot(UpstreamOp):
+    name = "stablehlo.dot"
+
+
+class StableHLOReverse(UpstreamOp):
+    name = "stablehlo.reverse"
+
+
+class FlowTransfer(UpstreamOp):
+    """``flow.tensor.transfer``: IREE's placement of a value on a device."""
+
+    name = "flow.tensor.transfer"
+
+
+def op_class(op) -> type[Op] | type[UpstreamOp] | None:
+    """The class of an operation (or OpView): an irax op class, an ``UpstreamOp`` class, or
+    None. (A ``func.func`` OpView's ``name`` is its symbol, hence ``op.operation``.)"""
+    name = op.operation.name
+    return REGISTRY.get(name) or UPSTREAM.get(name)
+
+
+def is_function(op) -> bool:
+    return op_class(op) is FuncFunc
+
+
+def in_namespace(op, namespace: str) -> bool:
+    """Whether ``op`` belongs to the dialect ``namespace`` ("chlo", "stablehlo", ...)."""
+    return op.operation.name.split(".", 1)[0] == namespace
