@@ -257,6 +257,17 @@ def test_custom_vjp():
         irax.jvp(clip_gradient, (1.0,), (1.0,))
 
 
+def test_symbolic_zeros_are_refused_not_ignored():
+    f = irax.custom_jvp(lambda x: x)
+    with pytest.raises(NotImplementedError, match=r"irax.custom_jvp.defjvp: symbolic_zeros=True "
+                                                  r"is not supported"):
+        f.defjvp(lambda p, t: (p[0], t[0]), symbolic_zeros=True)
+    g = irax.custom_vjp(lambda x: x)
+    with pytest.raises(NotImplementedError, match=r"irax.custom_vjp.defvjp: symbolic_zeros=True "
+                                                  r"is not supported"):
+        g.defvjp(lambda x: (x, None), lambda r, ct: (ct,), symbolic_zeros=True)
+
+
 def test_custom_vjp_bwd_wrong_structure_names_function():
     @irax.custom_vjp
     def f(x, y):

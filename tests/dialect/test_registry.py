@@ -10,6 +10,7 @@ from op_samples import NO_SAMPLE, SAMPLES
 
 import irax
 from irax.dialect import REGISTRY, Op, mlir
+from irax.dialect.base import Linear
 from irax.dialect.interpreter import evaluate_function
 from irax.dialect.verifier import collect_diagnostics
 from irax.frontend.trace import bind
@@ -18,18 +19,73 @@ RULES = ("infer", "evaluate", "lower")
 REGION_RULES = ("verify_regions", "evaluate_regions", "lower_regions")
 
 
+def _defines(cls, rule: str) -> bool:
+    """Whether a class other than ``Op`` gives ``rule`` a value (``Op`` sets the derivative
+    and batching rules to None, so ``hasattr`` would always hold)."""
+    owner = next((k for k in cls.__mro__ if rule in k.__dict__), None)
+    return owner is not None and owner is not Op and getattr(cls, rule) is not None
+
+
+def missing_rules(cls) -> list[str]:
+    """The rules ``cls`` lacks without saying why in ``no_rules``: infer, evaluate and lower
+    (or their region forms), jvp (or jvp_full) for a differentiable op, transpose for an op
+    linear in every operand, batch for every op; and ``no_rules`` entries that name a rule
+    the op has, or give no reason."""
+    basic = REGION_RULES if cls.region_op else RULES
+    missing = [r for r in basic if not _defines(cls, r)]
+    if cls.differentiable and not (_defines(cls, "jvp") or _defines(cls, "jvp_full")):
+        missing.append("jvp")
+    if issubclass(cls, Linear) and not _defines(cls, "transpose"):
+        missing.append("transpose")
+    if not _defines(cls, "batch"):
+        missing.append("batch")
+    declared = dict(cls.no_rules)
+    has = {r: _defines(cls, r) for r in (*basic, "transpose", "batch")}
+    has["jvp"] = _defines(cls, "jvp") or _defines(cls, "jvp_full")
+    wrong = [f"no_rules[{r!r}] for a rule it defines" for r in declared if has.get(r)]
+    wrong += [f"no_rules[{r!r}] without a reason" for r, why in declared.items() if not why]
+    return [r for r in missing if r not in declared] + wrong
+
+
 @pytest.mark.parametrize("name", sorted(REGISTRY))
 def test_op_defines_every_rule(name):
     cls = REGISTRY[name]
-    # region ops evaluate, verify and lower their regions
-    rules = REGION_RULES if cls.region_op else RULES
-    for rule in rules:
-        owner = next(k for k in cls.__mro__ if rule in k.__dict__)
-        assert owner is not Op, f"{name} lacks its {rule} rule"
+    assert missing_rules(cls) == [], f"{name} lacks {missing_rules(cls)}"
     assert cls.__doc__ and cls.__doc__.strip(), f"{name} has no docstring"
-    for slot in ("jvp", "transpose", "batch"):
-        assert hasattr(cls, slot)
     assert isinstance(cls.differentiable, bool)
+
+
+def test_an_incomplete_op_is_reported():
+    class Incomplete(Op):  # no name: not registered
+        num_operands = 1
+
+        @classmethod
+        def infer(cls, x):
+            return x
+
+    assert missing_rules(Incomplete) == ["evaluate", "lower", "jvp", "batch"]
+
+    class LinearWithoutTranspose(Linear, Incomplete):
+        @classmethod
+        def evaluate(cls, x):
+            return x
+
+        @classmethod
+        def lower(cls, lb, x):
+            return x
+
+    assert missing_rules(LinearWithoutTranspose) == ["transpose", "batch"]
+
+    class Excused(Incomplete):
+        no_rules = {"evaluate": "runs only compiled", "lower": "", "batch": "never mapped",
+                    "jvp": "has none"}
+
+        @classmethod
+        def jvp(cls, b, primals, tangents, outs):
+            return tangents[0]
+
+    assert missing_rules(Excused) == ["no_rules['jvp'] for a rule it defines",
+                                      "no_rules['lower'] without a reason"]
 
 
 def test_every_op_has_a_sample():

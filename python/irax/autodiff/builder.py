@@ -9,7 +9,8 @@ zeros so rules stay short:
 
     class Mul(ElementwiseBinary):
         @classmethod
-        def jvp(cls, b, x, y, dx, dy, out):
+        def jvp(cls, b, primals, tangents, outs):      # dialect.rules.JvpRule
+            (x, y), (dx, dy) = primals, tangents
             return b.add_any(b.scale(dx, y), b.scale(dy, x))
 """
 

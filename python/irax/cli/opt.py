@@ -11,6 +11,7 @@ located diagnostics ``file:line:col: error: ...`` with exit code 1, never a trac
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import sys
 
@@ -39,6 +40,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="print the IR before the named pass (to stderr)")
     p.add_argument("--emit-bytecode", action="store_true", help="write MLIR bytecode")
     p.add_argument("--no-verify", action="store_true", help="skip the irax verifier on input")
+    p.add_argument("--test-ops", action="store_true",
+                   help="register the ops that exist to test passes (irax.test.*)")
     return p
 
 
@@ -116,6 +119,8 @@ def _chunks(text: str, split: bool):
 
 def main(argv=None) -> int:
     args = _parser().parse_args(argv)
+    if args.test_ops:
+        importlib.import_module("irax.dialect.testing")  # registers irax.test.* ops
     if args.list_passes:
         print(list_passes())
         return 0

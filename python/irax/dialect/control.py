@@ -24,6 +24,8 @@ class Call(Op):
     infers_results = False
     plain_call = True
     raises_from = "func.call"
+    no_rules = {"jvp": "autodiff differentiates the callee (jvp_function / linearize_body)",
+                "batch": "irax-vectorize batches the callee (vmap_function)"}
 
     @classmethod
     def raise_attrs(cls, op):
@@ -72,6 +74,8 @@ class Return(Op):
     name = "irax.return"
     differentiable = True
     terminator = True
+    no_rules = {"jvp": "a terminator: the region's rule returns its operands' tangents",
+                "batch": "a terminator: the region's rule returns its batched operands"}
 
     @classmethod
     def infer(cls, *avals):

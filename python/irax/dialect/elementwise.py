@@ -551,14 +551,7 @@ class Compare(Op):
 
     @classmethod
     def lower(cls, lb, x, y, *, direction):
-        aval = lb.out_avals[0]
-
-        operand = mlir.aval_of(x)
-        kind = ("FLOAT" if operand.dtype.kind in "fc" or operand.dtype.name == "bfloat16"
-                else "UNSIGNED" if operand.dtype.kind in "ub" else "SIGNED")
-        return lb.op("stablehlo.compare", [x, y], aval,
-                     comparison_direction=lb.attr(f"#stablehlo<comparison_direction {direction}>"),
-                     compare_type=lb.attr(f"#stablehlo<comparison_type {kind}>"))
+        return lb.compare(x, y, direction)
 
     batch = classmethod(batch_elementwise)
 
@@ -663,9 +656,7 @@ class Convert(Op):
     def lower(cls, lb, x, *, new_dtype, weak_type):
         src = mlir.aval_of(x).dtype
         if new_dtype == np.bool_ and src != np.bool_:
-            zero = lb.constant(np.zeros(lb.out_avals[0].shape, src))
-            return lb.op("stablehlo.compare", [x, zero],
-                         comparison_direction=lb.attr("#stablehlo<comparison_direction NE>"))
+            return lb.compare(x, lb.constant(np.zeros(lb.out_avals[0].shape, src)), "NE")
         if src.kind == "c" and new_dtype.kind != "c":
             src = dtypes.real_dtype(src)
             x = lb.op("stablehlo.real", [x], ShapedArray(lb.out_avals[0].shape, src))
@@ -699,11 +690,7 @@ def _saturate(lb, x, converted, src, new_dtype):
     """XLA's CPU float->int conversion: clamp out-of-range values, NaN -> 0."""
     shape = lb.out_avals[0].shape
     info = np.iinfo(new_dtype)
-    pred_aval = ShapedArray(shape, np.bool_)
-
-    def cmp(a, b, direction):
-        return lb.op("stablehlo.compare", [a, b], pred_aval,
-                     comparison_direction=lb.attr(f"#stablehlo<comparison_direction {direction}>"))
+    cmp = lb.compare
 
     def full(value, dtype):
         return lb.constant(np.full(shape, value, dtype))

@@ -318,26 +318,18 @@ class ArgReduction(Op):
         ``direction``, or they tie (equal or both NaN) and a comes first."""
         pred = ShapedArray((), np.bool_)
 
-        def cmp(x, y, direction, of):
-            kind = ("FLOAT" if dtypes.is_float(of) else
-                    "UNSIGNED" if dtypes.is_unsigned(of) or dtypes.is_bool(of) else "SIGNED")
-            return b.op("stablehlo.compare", [x, y], pred,
-                        comparison_direction=b.attr(f"#stablehlo<comparison_direction "
-                                                    f"{direction}>"),
-                        compare_type=b.attr(f"#stablehlo<comparison_type {kind}>"))
-
         def either(x, y):
             return b.op("stablehlo.or", [x, y], pred)
 
         def both(x, y):
             return b.op("stablehlo.and", [x, y], pred)
 
-        tie = cmp(a_val, b_val, "EQ", dtype)
-        first = cmp(a_idx, b_idx, "LT", index_dtype)
-        pick = cmp(a_val, b_val, cls.direction, dtype)
+        tie = b.compare(a_val, b_val, "EQ")
+        first = b.compare(a_idx, b_idx, "LT")
+        pick = b.compare(a_val, b_val, cls.direction)
         if dtypes.is_float(dtype):
-            a_nan, b_nan = cmp(a_val, a_val, "NE", dtype), cmp(b_val, b_val, "NE", dtype)
-            b_num = cmp(b_val, b_val, "EQ", dtype)
+            a_nan, b_nan = b.compare(a_val, a_val, "NE"), b.compare(b_val, b_val, "NE")
+            b_num = b.compare(b_val, b_val, "EQ")
             pick = either(pick, both(a_nan, b_num))
             tie = either(tie, both(a_nan, b_nan))
         pick = either(pick, both(tie, first))

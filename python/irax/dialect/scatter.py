@@ -197,10 +197,7 @@ class ScatterAdd(Op):
         si, u = mlir.aval_of(indices), mlir.aval_of(updates)
         if si.size == 0 or (ivd < si.ndim and si.shape[ivd] == 0):
             return updates
-        kind = "UNSIGNED" if dtypes.is_unsigned(si.dtype) else "SIGNED"
-        ok = lb.op("stablehlo.compare", [clamped, indices], ShapedArray(si.shape, np.bool_),
-                   comparison_direction=lb.attr("#stablehlo<comparison_direction EQ>"),
-                   compare_type=lb.attr(f"#stablehlo<comparison_type {kind}>"))
+        ok = lb.compare(clamped, indices, "EQ")
         if ivd < si.ndim:
             batch = ShapedArray([n for i, n in enumerate(si.shape) if i != ivd], np.bool_)
             ok = ReduceAnd.lower(type(lb)(lb.ip, lb.loc, [batch]), ok, axes=(ivd,))

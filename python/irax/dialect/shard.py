@@ -35,6 +35,7 @@ class Pmap(MapOp):
     expanded_by = "irax-shard"
     #: outer transformations go through it with its own rules instead of expanding it
     keeps_own_rules = True
+    no_rules = {}
 
     @classmethod
     def result_avals(cls, ins, outs, *, devices, axis_size, **attrs):

@@ -171,14 +171,6 @@ def _pred(x) -> ShapedArray:
     return mlir.aval_of(x).update(dtype=np.dtype(np.bool_))
 
 
-def _compare(b, x, y, direction: str, dtype):
-    kind = ("FLOAT" if dtypes.is_float(dtype) else
-            "UNSIGNED" if dtypes.is_unsigned(dtype) or dtypes.is_bool(dtype) else "SIGNED")
-    return b.op("stablehlo.compare", [x, y], _pred(x),
-                comparison_direction=b.attr(f"#stablehlo<comparison_direction {direction}>"),
-                compare_type=b.attr(f"#stablehlo<comparison_type {kind}>"))
-
-
 def _logic(b, name, x, y):
     return b.op(f"stablehlo.{name}", [x, y], _pred(x))
 
@@ -186,14 +178,14 @@ def _logic(b, name, x, y):
 def _less_equal(b, x, y, dtype, need_equal: bool):
     """``(x < y, x == y)`` in the total order (``x == y`` only when ``need_equal``). Floats:
     a NaN is greater than every number and equal to every NaN; -0.0 == 0.0 already."""
-    less = _compare(b, x, y, "LT", dtype)
-    equal = _compare(b, x, y, "EQ", dtype) if need_equal else None
+    less = b.compare(x, y, "LT")
+    equal = b.compare(x, y, "EQ") if need_equal else None
     if not dtypes.is_float(dtype):
         return less, equal
-    x_num, y_nan = _compare(b, x, x, "EQ", dtype), _compare(b, y, y, "NE", dtype)
+    x_num, y_nan = b.compare(x, x, "EQ"), b.compare(y, y, "NE")
     less = _logic(b, "or", less, _logic(b, "and", x_num, y_nan))
     if need_equal:
-        x_nan = _compare(b, x, x, "NE", dtype)
+        x_nan = b.compare(x, x, "NE")
         equal = _logic(b, "or", equal, _logic(b, "and", x_nan, y_nan))
     return less, equal
 

@@ -77,7 +77,7 @@ class TransformOp(Op):
         raise NotImplementedError
 
     no_rules = {rule: "expanded before any other transformation's rules run"
-                for rule in ("jvp", "transpose", "batch")}
+                for rule in ("jvp", "batch")}
 
 
 def fmt_avals(avals) -> str:

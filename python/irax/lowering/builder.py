@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
 from irax.dialect.attrs import Dense
@@ -48,6 +49,19 @@ class LoweringBuilder:
             out = self.out_avals[0]
         t = self.type(out) if isinstance(out, ShapedArray) else out
         return self.create(name, operands, [t], attributes).results[0]
+
+    def compare(self, x, y, direction: str):
+        """``stablehlo.compare`` of two values of one type, typed by their dtype: FLOAT for
+        floating-point and complex values, UNSIGNED for unsigned integers and booleans,
+        SIGNED for signed integers."""
+        a = mlir.aval_of(x)
+        kind = ("FLOAT" if dtypes.is_inexact(a.dtype) else
+                "UNSIGNED" if dtypes.is_unsigned(a.dtype) or dtypes.is_bool(a.dtype) else
+                "SIGNED")
+        return self.op("stablehlo.compare", [x, y], ShapedArray(a.shape, np.bool_),
+                       comparison_direction=self.attr(
+                           f"#stablehlo<comparison_direction {direction}>"),
+                       compare_type=self.attr(f"#stablehlo<comparison_type {kind}>"))
 
     def constant(self, value, dtype=None):
         arr = np.asarray(value, dtype=dtype)

@@ -93,13 +93,13 @@ def _bitonic(lb, lanes, keys, kinds, grid):
     loop = lb.create("stablehlo.while", init, types, regions=2)
     cond, body = (loop.regions[r].blocks.append(*types) for r in (0, 1))
     b = lb.at_end(cond)
-    b.ret([_compare(b, cond.arguments[0], b.constant(np.array(grid[1], index)), "LE")])
+    b.ret([b.compare(cond.arguments[0], b.constant(np.array(grid[1], index)), "LE")])
     b = lb.at_end(body)
     k, j, *xs = body.arguments
     out = _stage(b, k, j, xs, keys, kinds, grid)
     scalar = ShapedArray((), index)
     half = b.op("stablehlo.shift_right_logical", [j, b.constant(np.array(1, index))], scalar)
-    done = _compare(b, half, b.constant(np.array(0, index)), "EQ")  # the last j of this k
+    done = b.compare(half, b.constant(np.array(0, index)), "EQ")  # the last j of this k
     b.ret([b.op("stablehlo.select", [done, b.op("stablehlo.add", [k, k], scalar), k], scalar),
            b.op("stablehlo.select", [done, k, half], scalar), *out])
     return list(loop.results[2:])
@@ -125,7 +125,7 @@ def _stage(b, k, j, xs, keys, kinds, grid):
     # keep the partner's values where it is smaller, xor the upper element of its pair
     # (i & j), xor in a descending block (i & k): the parity of i & (j | k)
     bits = b.op("stablehlo.popcnt", [binary("and", position, wide(binary("or", j, k)))], flat)
-    flip = _compare(b, binary("and", bits, splat(1)), splat(0), "NE")
+    flip = b.compare(binary("and", bits, splat(1)), splat(0), "NE")
     element = b.op("stablehlo.iota", [], flat, iota_dimension=b.i64(0))
     if cols == 1:  # element = row * size + position
         partner = binary("xor", element, wide(j))
@@ -205,12 +205,6 @@ def _is_iota(x, aval, dimension) -> bool:
 # ---- small helpers ---------------------------------------------------------------------------
 def _aval(x) -> ShapedArray:
     return mlir.aval_of(x)
-
-
-def _compare(b, x, y, direction):
-    out = _aval(x).update(dtype=np.dtype(np.bool_))
-    return b.op("stablehlo.compare", [x, y], out,
-                comparison_direction=b.attr(f"#stablehlo<comparison_direction {direction}>"))
 
 
 def _reshape(lb, x, shape):

@@ -54,6 +54,12 @@ def _trace_rule(owner, flat_fun, leaves, in_tree, suffix: str, rule, callee, api
     return traced
 
 
+_SYMBOLIC_ZEROS = (
+    "irax.{api}: symbolic_zeros=True is not supported: irax traces a rule once, before it "
+    "is known which tangents or cotangents are zero, so every one arrives as an array; "
+    "define the rule without symbolic_zeros (zeros are then passed as arrays of zeros)")
+
+
 def _split_nondiff(args, nondiff_argnums):
     static = {i: args[i] for i in nondiff_argnums}
     dyn = tuple(a for i, a in enumerate(args) if i not in static)
@@ -85,6 +91,8 @@ class custom_jvp:  # noqa: N801 - JAX's name
         self._tracing_rule = 0
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
+        if symbolic_zeros:
+            raise NotImplementedError(_SYMBOLIC_ZEROS.format(api="custom_jvp.defjvp"))
         self.jvp = jvp
         return jvp
 
@@ -163,6 +171,8 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self._tracing_rule = 0
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
+        if symbolic_zeros:
+            raise NotImplementedError(_SYMBOLIC_ZEROS.format(api="custom_vjp.defvjp"))
         self.fwd, self.bwd = fwd, bwd
 
     def __call__(self, *args, **kwargs):

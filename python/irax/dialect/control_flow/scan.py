@@ -120,10 +120,7 @@ class Scan(RegionOp):
         cblock = loop.regions[0].blocks.append(*types)
         cb = lb.at_end(cblock)
         limit = cb.constant(np.int32(n))
-        pred = cb.op("stablehlo.compare", [cblock.arguments[0], limit],
-                     ShapedArray((), np.bool_),
-                     comparison_direction=cb.attr("#stablehlo<comparison_direction LT>"))
-        cb.ret([pred])
+        cb.ret([cb.compare(cblock.arguments[0], limit, "LT")])
         # body
         bblock = loop.regions[1].blocks.append(*types)
         bb = lb.at_end(bblock)
