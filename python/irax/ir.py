@@ -25,10 +25,10 @@ import numpy as np
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import REGISTRY, OpError, by_method
-from irax.dialect.builder import IRBuilder
 from irax.dialect.transform import TransformOp
 from irax.dialect.upstream import is_function
 from irax.dialect.verifier import verify_module
+from irax.frontend import eager
 from irax.frontend.compile import at_stage, clone_module
 from irax.passes import pipelines, run_pipeline
 from irax.passes import raise_stablehlo as _raise_stablehlo
@@ -186,10 +186,7 @@ def transform(source, kind: str, *, entry: str | None = None, **params) -> IRMod
         except OpError as e:
             raise IRError(f"irax.ir.transform: {op_cls.diag(str(e))}") from None
         attrs["callee"] = _make_private(module, fn, entry, attrs["callee"])
-        new_fn, block = funcs.create_function(module, entry, op_ins, private=False)
-        results, _, _ = IRBuilder.at_end(block).emit(op_cls, list(block.arguments),
-                                                     result_avals=op_outs, **attrs)
-        funcs.finish_function(new_fn, block, results)
+    eager.add_entry(module, op_cls, op_ins, op_outs, entry=entry, **attrs)
     text = str(module)
     run_pipeline(module, pipelines.EAGER)
     return IRModule(module, text, entry)

@@ -42,6 +42,7 @@ from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError
 from irax.dialect.builder import IRBuilder, aval
+from irax.dialect.control import Return
 from irax.dialect.control_flow import Cond, While
 from irax.dialect.upstream import FuncReturn, in_namespace, is_function, op_class
 from irax.dialect.verifier import verify_module
@@ -274,7 +275,7 @@ def _into_region(src, dst, consts, lead_args, lead_values=None, prefix_ret=0):
         inner.operation.walk(rewire)
         if inner.name == "stablehlo.return":
             with mlir.unknown_loc():
-                ir.Operation.create("irax.return", operands=list(inner.operands)[prefix_ret:],
+                ir.Operation.create(Return.name, operands=list(inner.operands)[prefix_ret:],
                                     ip=ir.InsertionPoint(block))
             inner.erase()
             continue
