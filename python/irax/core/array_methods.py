@@ -17,6 +17,26 @@ class ArrayMethods:
 
     __slots__ = ()
 
+    @property
+    def shape(self):
+        return self.aval.shape
+
+    @property
+    def dtype(self):
+        return self.aval.dtype
+
+    @property
+    def weak_type(self) -> bool:
+        return self.aval.weak_type
+
+    @property
+    def ndim(self) -> int:
+        return self.aval.ndim
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
     def __setitem__(self, idx, value):
         raise TypeError(
             f"{type(self).__name__!r} object does not support item assignment. JAX arrays are "

@@ -28,26 +28,6 @@ class Tracer(ArrayMethods):
         self._const_of = None
         self._concrete = None
 
-    @property
-    def shape(self):
-        return self.aval.shape
-
-    @property
-    def dtype(self):
-        return self.aval.dtype
-
-    @property
-    def weak_type(self) -> bool:
-        return self.aval.weak_type
-
-    @property
-    def ndim(self) -> int:
-        return self.aval.ndim
-
-    @property
-    def size(self) -> int:
-        return self.aval.size
-
     def __len__(self) -> int:
         if not self.aval.shape:
             raise TypeError("len() of unsized object")

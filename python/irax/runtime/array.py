@@ -100,26 +100,6 @@ class Array(ArrayMethods):
 
     # ---- array protocol ----------------------------------------------------------------
     @property
-    def shape(self):
-        return self.aval.shape
-
-    @property
-    def dtype(self):
-        return self.aval.dtype
-
-    @property
-    def weak_type(self) -> bool:
-        return self.aval.weak_type
-
-    @property
-    def ndim(self) -> int:
-        return self.aval.ndim
-
-    @property
-    def size(self) -> int:
-        return self.aval.size
-
-    @property
     def nbytes(self) -> int:
         return self.aval.size * self.aval.dtype.itemsize
 
