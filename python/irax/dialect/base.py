@@ -34,6 +34,7 @@ The signatures are written once, as Protocols, in ``dialect/rules.py``.
 
 from __future__ import annotations
 
+import re
 from typing import ClassVar
 
 import numpy as np
@@ -43,6 +44,8 @@ from irax.dialect import mlir
 from irax.dialect.attrs import AttrKind
 
 REGISTRY: dict[str, type[Op]] = {}
+#: the start of a diagnostic that names its op: ``'irax.add' op ...``
+_OP_PREFIX = re.compile(r"'[\w.$-]+' op ")
 _BY_METHOD: dict[str, type[Op]] = {}
 
 
@@ -132,6 +135,10 @@ class Op:
     # ---- helpers shared by builder, verifier and interpreter -------------------------------
     @classmethod
     def diag(cls, message: str) -> str:
+        """``'irax.x' op <message>``; a message that already names its op (an ``OpError``
+        a builder re-raised) is kept as it is, so the prefix appears once."""
+        if _OP_PREFIX.match(message):
+            return message
         return f"'{cls.name}' op {message}"
 
     @classmethod
@@ -168,7 +175,8 @@ class Op:
                 try:
                     out[key] = kind.decode_from(operation, key)
                 except (ValueError, TypeError):
-                    raise OpError(f"attribute '{key}' has the wrong kind: {named[key]}") from None
+                    raise OpError(f"attribute '{key}' has the wrong kind"
+                                  f"{_attr_text(named, key)}") from None
             elif key in cls.defaults:
                 out[key] = cls.defaults[key]
             else:
@@ -187,6 +195,15 @@ class Op:
         outs = list(out) if isinstance(out, (list, tuple)) else [out]
         return [np.asarray(o).astype(a.dtype, copy=False).reshape(a.shape)
                 for o, a in zip(outs, out_avals)]
+
+
+def _attr_text(named, key: str) -> str:
+    """``: <attribute>``, or nothing for an attribute the bindings cannot wrap (a dense
+    array of i24: reading it raises)."""
+    try:
+        return f": {named[key]}"
+    except (TypeError, ValueError):
+        return ""
 
 
 class Linear:

@@ -16,6 +16,7 @@ from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError, lookup
 from irax.dialect.upstream import FlowTransfer, in_namespace, op_class
+from irax.dialect.verifier import diagnostics_of
 from irax.lowering.builder import LoweringBuilder
 
 _state: dict = {}
@@ -71,16 +72,20 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         try:
             rewrite.apply_full_conversion(module.operation, target, _patterns())
         except ir.MLIRError as e:
-            raise IRError(f"irax-lower-to-stablehlo failed: {_diagnostics(e)}") from None
+            raise IRError(_diagnostics(e, "irax-lower-to-stablehlo failed")) from None
         if legalize_chlo and _holds_chlo(module):
             from iree.compiler import passmanager
 
-            passmanager.PassManager.parse(
-                "builtin.module(func.func(chlo-legalize-to-stablehlo))").run(module.operation)
+            try:
+                passmanager.PassManager.parse(
+                    "builtin.module(func.func(chlo-legalize-to-stablehlo))").run(
+                        module.operation)
+            except ir.MLIRError as e:
+                raise IRError(_diagnostics(e, "chlo-legalize-to-stablehlo failed")) from None
         try:
             module.operation.verify()
         except ir.MLIRError as e:
-            raise IRError(f"lowered StableHLO failed to verify: {_diagnostics(e)}") from None
+            raise IRError(_diagnostics(e, "lowered StableHLO failed to verify")) from None
         _record_devices(module)
 
 
@@ -115,7 +120,10 @@ def lower_region_ops(module) -> None:
         cls = lookup(op.name)
         lb = LoweringBuilder(ir.InsertionPoint(op), op.location,
                              [mlir.aval_of(r) for r in op.results])
-        news = cls.lower_regions(lb, op, cls.decode_attrs(op))
+        try:
+            news = cls.lower_regions(lb, op, cls.decode_attrs(op))
+        except OpError as e:
+            raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
         for old, new in zip(op.results, news):
             old.replace_all_uses_with(new)
         op.erase()
@@ -151,8 +159,7 @@ def num_devices(module) -> int:
     return mlir.ir().IntegerAttr(attrs[NUM_DEVICES_ATTR]).value
 
 
-def _diagnostics(e) -> str:
-    diags = getattr(e, "error_diagnostics", None)
-    if not diags:
-        return str(e)
-    return "\n".join(f"{d.location}: {d.message}" for d in diags)
+def _diagnostics(e, what: str) -> str:
+    """MLIR's diagnostics as located lines ``loc: error: <what>: message``."""
+    return "\n".join(f"{d.location}: {d.severity}: {what}: {d.message}"
+                     if d.severity == "error" else str(d) for d in diagnostics_of(e))

@@ -40,10 +40,9 @@ def _callee(op) -> str:
 
 
 def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
-    """Inlines every call in ``fn`` (recursively, callees first); returns how many."""
+    """Inlines every call in ``fn`` (recursively, callees first); returns how many. A call
+    nested more than ``limit`` calls deep (a recursive function) is an error at that call."""
     count = 0
-    if depth > limit:
-        raise IRError(f"irax-inline: call depth exceeds {limit} (recursive functions?)")
     block = fn.regions[0].blocks[0]
     for op in list(block.operations):
         if not _is_call(op):
@@ -51,6 +50,9 @@ def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
         callee = table.get(_callee(op))
         if callee is None or len(callee.regions[0].blocks) != 1:
             continue
+        if depth >= limit:
+            raise IRError(f"{op.location}: error: '{op.operation.name}' op cannot be inlined: "
+                          f"calls nest more than {limit} deep (is @{_callee(op)} recursive?)")
         count += inline_calls(callee, table, depth + 1, limit)
         body = callee.regions[0].blocks[0]
         env = dict(zip(body.arguments, op.operands))

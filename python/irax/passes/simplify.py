@@ -82,7 +82,8 @@ class Simplify(ModulePass):
     """irax-simplify: the ops' fold and canonicalize rules, CSE and DCE"""
 
     name = "irax-simplify"
-    options = {"max-iterations": Option(int, 4, "rounds of simplification at most")}
+    options = {"max-iterations": Option(int, 4, "rounds of simplification at most",
+                                        minimum=1)}
 
     def run(self, module) -> None:
         for _ in range(self.option("max-iterations")):
