@@ -35,6 +35,13 @@ def _int(v: Any) -> int:
     return int(v)
 
 
+def _nonnegative_int(v: Any) -> int:
+    n = int(v)
+    if n < 0:
+        raise ValueError(f"irax.config: expected a non-negative integer, got {v!r}")
+    return n
+
+
 class Config:
     """Holds irax's options. ``update`` validates the name, like ``jax.config.update``."""
 
@@ -99,6 +106,10 @@ config.define("irax_compilation_cache_dir", None,
 config.define("irax_enable_compilation_cache", True,
               "Keep compiled modules on disk and reuse them across processes.", _bool,
               env="IRAX_ENABLE_COMPILATION_CACHE")
+config.define("irax_compilation_cache_memory_bytes", 64 << 20,
+              "Most bytes of compiled modules kept in memory (least recently used dropped "
+              "first); 0 keeps none.", _nonnegative_int,
+              env="IRAX_COMPILATION_CACHE_MEMORY_BYTES")
 config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
               _optional_str, env="JAX_PLATFORMS")
 config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)

@@ -1,25 +1,35 @@
 """The persistent compile cache: compiled ``.vmfb`` bytes on disk, keyed by content.
 
-Each entry is one file ``<key>.vmfb`` holding a header (magic, payload length, SHA-256 of
-the payload) and the payload. Writers write a temporary file and rename it into place, so
-readers see a whole entry or none; a reader that finds a torn or corrupt entry deletes it
-and reports a miss, and the caller recompiles. Nothing here raises on a bad entry.
+Each entry is one file ``<key>.vmfb``: a header (magic, the lengths of the record and of
+the payload, SHA-256 of both), a record of what the entry was compiled from (its key,
+and the ``info`` the key was made of: compiler version, flags, irax's cache version, the
+module's digest; JSON) and the payload. ``load`` returns the payload only when the
+header, the checksum and the record all match what the caller asks for, so an entry
+copied or renamed under another key is refused rather than run.
+
+Writers write a temporary file and rename it into place, so readers see a whole entry or
+none; a reader that finds a torn, corrupt, misfiled or unreadable entry logs a warning on
+the ``irax`` logger, deletes it (``discard``) and reports a miss, and the caller
+recompiles. Nothing here raises on a bad entry or an unwritable directory.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
+import secrets
 import struct
-import tempfile
 from pathlib import Path
 
 from irax.core.config import config
 
 log = logging.getLogger("irax")
-_MAGIC = b"IRAXVMFB\x01"
-_HEADER = struct.Struct("<9sQ32s")
+#: the last byte is the format's version: entries of another format are bad entries
+_MAGIC = b"IRAXVMFB\x02"
+#: magic, record length, payload length, SHA-256 of record + payload
+_HEADER = struct.Struct("<9sIQ32s")
 
 
 def cache_dir() -> Path | None:
@@ -34,6 +44,7 @@ def cache_dir() -> Path | None:
 
 
 def make_key(*parts: bytes | str) -> str:
+    """A hex SHA-256 of ``parts``, each length-prefixed (so ``("a", "b") != ("ab", "")``)."""
     h = hashlib.sha256()
     for p in parts:
         b = p.encode() if isinstance(p, str) else p
@@ -42,41 +53,102 @@ def make_key(*parts: bytes | str) -> str:
     return h.hexdigest()
 
 
-def load(key: str) -> bytes | None:
+def _record(key: str, info: dict | None) -> dict:
+    return {"key": key, **(info or {})}
+
+
+def _encode(record: dict) -> bytes:
+    return json.dumps(record, sort_keys=True, separators=(",", ":")).encode()
+
+
+def encode_entry(key: str, payload: bytes, info: dict | None = None) -> bytes:
+    """The bytes of the entry ``store`` writes for ``key`` (``info``: JSON-serializable
+    values of what the key was made from)."""
+    meta = _encode(_record(key, info))
+    digest = hashlib.sha256(meta + payload).digest()
+    return _HEADER.pack(_MAGIC, len(meta), len(payload), digest) + meta + payload
+
+
+def _decode(data: bytes, key: str, info: dict | None) -> tuple[bytes | None, str]:
+    """``(payload, "")`` when ``data`` is a sound entry for ``key`` and ``info``, else
+    ``(None, why not)``."""
+    if len(data) < _HEADER.size:
+        return None, "truncated header"
+    magic, meta_len, length, digest = _HEADER.unpack_from(data)
+    if magic != _MAGIC:
+        return None, "not an irax cache entry of this format"
+    if _HEADER.size + meta_len + length != len(data):
+        return None, "truncated or overlong"
+    body = data[_HEADER.size:]
+    if hashlib.sha256(body).digest() != digest:
+        return None, "checksum mismatch"
+    try:
+        record = json.loads(body[:meta_len])
+    except ValueError:
+        return None, "unreadable record"
+    expected = json.loads(_encode(_record(key, info)))
+    if not isinstance(record, dict) or record.get("key") != key:
+        return None, "recorded under another key (a misfiled entry)"
+    if record != expected:
+        fields = sorted(k for k in expected.keys() | record.keys()
+                        if record.get(k) != expected.get(k))
+        return None, f"compiled with another {', '.join(fields)}"
+    return body[meta_len:], ""
+
+
+def load(key: str, info: dict | None = None) -> bytes | None:
+    """The payload stored under ``key``, or None on a miss. An entry that cannot be read,
+    is corrupt, or records another key or other ``info`` is discarded (with a warning)."""
     d = cache_dir()
     if d is None:
         return None
     path = d / f"{key}.vmfb"
     try:
-        data = path.read_bytes()
-    except OSError:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
         return None
-    if len(data) >= _HEADER.size:
-        magic, length, digest = _HEADER.unpack_from(data)
-        payload = data[_HEADER.size:]
-        if magic == _MAGIC and length == len(payload) and \
-                hashlib.sha256(payload).digest() == digest:
-            return payload
-    log.warning("irax: discarding corrupt compile cache entry %s", path)
+    except OSError as e:
+        discard(key, f"cannot be read: {e.strerror or e}")
+        return None
+    payload, problem = _decode(data, key, info)
+    if payload is None:
+        discard(key, problem)
+    return payload
+
+
+def discard(key: str, reason: str) -> None:
+    """Deletes the entry of ``key``, logging a warning that says why (``reason``)."""
+    d = cache_dir()
+    if d is None:
+        return
+    path = d / f"{key}.vmfb"
+    log.warning("irax: discarding bad compile cache entry %s (%s); it will be recompiled",
+                path, reason)
     try:
-        path.unlink()
-    except OSError:
+        os.unlink(path)
+    except FileNotFoundError:
         pass
-    return None
+    except OSError as e:
+        log.warning("irax: could not delete compile cache entry %s: %s", path, e)
 
 
-def store(key: str, payload: bytes) -> None:
+def store(key: str, payload: bytes, info: dict | None = None) -> None:
+    """Writes ``payload`` under ``key`` with its record of ``info``; an unwritable cache
+    directory only logs a warning. The file gets the mode any new file of the process gets
+    (0o666 less the umask)."""
     d = cache_dir()
     if d is None:
         return
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        header = _HEADER.pack(_MAGIC, len(payload), hashlib.sha256(payload).digest())
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{key}.", suffix=".tmp")
+        os.makedirs(d, exist_ok=True)
+        data = encode_entry(key, payload, info)
+        tmp = os.path.join(d, f".{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)
         try:
             with os.fdopen(fd, "wb") as f:
-                f.write(header)
-                f.write(payload)
+                f.write(data)
             os.replace(tmp, d / f"{key}.vmfb")
         except BaseException:
             try:

@@ -3,28 +3,99 @@
 ``compile_module(module, target)`` hands the module to IREE as MLIR bytecode (no text
 round trip), returns ``.vmfb`` bytes, and counts what happened in ``stats``:
 ``compiles`` (IREE invocations), ``memory_hits`` and ``disk_hits``.
+
+The memory cache keeps the most recently used modules up to
+``irax_compilation_cache_memory_bytes`` in all; ``clear_memory_cache`` empties it and
+hands the freed memory back to the system. A module found on disk is loaded once by the
+IREE runtime before it is used: one that IREE rejects is discarded and recompiled.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import io
 import logging
 import os
+import sys
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from irax.core.config import config
 from irax.core.errors import CompilationError
 from irax.runtime import cache
+from irax.runtime import devices as _devices
 
 log = logging.getLogger("irax")
 stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0}
-_memory: dict[str, bytes] = {}
 #: part of every cache key: bump it to invalidate entries written by older irax versions
 CACHE_VERSION = "irax-2"
 _lock = threading.Lock()
+
+
+class _MemoryCache:
+    """Compiled modules by key, the least recently used dropped first once their sizes
+    add up to more than ``irax_compilation_cache_memory_bytes`` (0 keeps none)."""
+
+    def __init__(self):
+        self._entries: OrderedDict[str, bytes] = OrderedDict()
+        self.nbytes = 0
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._entries
+
+    def get(self, key: str) -> bytes | None:
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None:
+                self._entries.move_to_end(key)
+            return hit
+
+    def put(self, key: str, vmfb: bytes) -> None:
+        """Keeps ``vmfb`` as the most recently used module (not at all when it alone is
+        larger than the limit: it would only push out everything else)."""
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self.nbytes -= len(old)
+            if len(vmfb) <= config.irax_compilation_cache_memory_bytes:
+                self._entries[key] = vmfb
+                self.nbytes += len(vmfb)
+                self._evict()
+
+    def _evict(self) -> None:
+        limit = config.irax_compilation_cache_memory_bytes
+        while self._entries and self.nbytes > limit:
+            _, dropped = self._entries.popitem(last=False)
+            self.nbytes -= len(dropped)
+
+    def evict(self) -> None:
+        """Drops modules until the total is within the limit (after it was lowered)."""
+        with self._lock:
+            self._evict()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.nbytes = 0
+
+
+_memory = _MemoryCache()
+
+
+def _on_config_change(name: str) -> None:
+    if name == "irax_compilation_cache_memory_bytes":
+        _memory.evict()
+
+
+config.on_change(_on_config_change)
 
 
 @dataclass(frozen=True)
@@ -81,13 +152,60 @@ def target_for_platform(platform: str, num_devices: int = 0) -> Target:
     raise ValueError(f"irax: no compilation target for platform {platform!r}")
 
 
+@functools.cache
 def compiler_version() -> str:
+    """Identifies the IREE compiler in use; part of every cache key, so that no entry
+    compiled by another compiler is loaded. It is the version of the ``iree-base-compiler``
+    package; without package metadata (a development build, a vendored copy), the version
+    and revisions ``iree.compiler`` records in its ``version`` module; without that, a
+    digest of the compiler's native library (read once per process: about a second).
+    Raises ``CompilationError`` when the compiler cannot be identified at all."""
     try:
         from importlib.metadata import version
 
         return version("iree-base-compiler")
+    except Exception:  # noqa: BLE001 - no metadata (PackageNotFoundError, a broken dist)
+        pass
+    try:
+        from iree.compiler import version as v
+
+        revisions = ", ".join(f"{k} {r}" for k, r in sorted(dict(v.REVISIONS).items()))
+        return f"iree.compiler {v.VERSION} ({revisions})"
+    except Exception:  # noqa: BLE001 - development builds have no version module
+        pass
+    path = _compiler_library()
+    try:
+        with open(path, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as e:
+        raise CompilationError(f"irax: cannot identify the IREE compiler: no package "
+                               f"metadata, no iree.compiler.version, and its library "
+                               f"{path} cannot be read ({e})") from None
+    return f"{os.path.basename(path)} sha256:{digest}"
+
+
+def _compiler_library() -> str:
+    """The path of the IREE compiler's native library, found as ``iree.compiler`` finds it."""
+    try:
+        from iree.compiler.api import ctypes_dl
+
+        path = ctypes_dl._probe_iree_compiler_dylib()
+        if path:
+            return str(path)
+    except Exception:  # noqa: BLE001 - a private helper: look for the library ourselves
+        pass
+    try:
+        from iree.compiler import _mlir_libs
+
+        dirs = list(_mlir_libs.__path__)
     except Exception:  # noqa: BLE001
-        return "unknown"
+        dirs = []
+    for d in dirs:
+        for name in ("libIREECompiler.so", "libIREECompiler.dylib", "IREECompiler.dll"):
+            if os.path.exists(os.path.join(d, name)):
+                return os.path.join(d, name)
+    raise CompilationError("irax: cannot identify the IREE compiler: no package metadata, "
+                           "no iree.compiler.version, and no libIREECompiler library found")
 
 
 def module_bytecode(module) -> bytes:
@@ -104,31 +222,66 @@ def compile_module(module, target: Target, name: str = "main") -> bytes:
 
 def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
     flags = target.flags()
-    key = cache.make_key(code, "\0".join(flags), compiler_version(), CACHE_VERSION)
+    version = compiler_version()
+    key = cache.make_key(code, "\0".join(flags), version, CACHE_VERSION)
     hit = _memory.get(key)
     if hit is not None:
         stats["memory_hits"] += 1
         return hit
-    vmfb = cache.load(key)
+    # what the key is made of, recorded in the disk entry and checked when it is read
+    info = {"compiler": version, "flags": list(flags), "irax_cache_version": CACHE_VERSION,
+            "module_sha256": hashlib.sha256(code).hexdigest()}
+    vmfb = cache.load(key, info)
     if vmfb is not None:
-        stats["disk_hits"] += 1
-        log.debug("irax: compile cache hit on disk for %s (%s)", name, key[:12])
-        _memory[key] = vmfb
-        return vmfb
+        problem = _load_problem(vmfb)
+        if problem is None:
+            stats["disk_hits"] += 1
+            log.debug("irax: compile cache hit on disk for %s (%s)", name, key[:12])
+            _memory.put(key, vmfb)
+            return vmfb
+        cache.discard(key, f"the IREE runtime rejects it: {problem}")
     start = time.perf_counter()
     vmfb = _invoke_iree(code, flags, name)
     stats["compiles"] += 1
     msg = "irax: compiled %s in %.3f s (%d bytes)"
     (log.warning if config.irax_log_compiles else log.debug)(
         msg, name, time.perf_counter() - start, len(vmfb))
-    _memory[key] = vmfb
-    cache.store(key, vmfb)
+    _memory.put(key, vmfb)
+    cache.store(key, vmfb, info)
     return vmfb
 
 
+def _load_problem(vmfb: bytes) -> str | None:
+    """Why the IREE runtime cannot load ``vmfb`` as a module (None when it can): what
+    ``Executable`` does first, tried on a disk entry before it is trusted (~10 us)."""
+    rt = _devices.runtime()
+    try:
+        rt.VmModule.copy_buffer(_devices.instance(), vmfb)
+    except Exception as e:  # noqa: BLE001 - IREE raises ValueError, RuntimeError...
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
 def clear_memory_cache() -> None:
-    """Forgets every compiled module kept in memory (the disk cache stays)."""
+    """Forgets every compiled module kept in memory (the disk cache stays) and returns
+    freed heap memory to the system (``irax.clear_caches`` calls it last, after dropping
+    the jit specializations and the executables they hold)."""
     _memory.clear()
+    _release_freed_memory()
+
+
+def _release_freed_memory() -> None:
+    """glibc keeps freed memory in its heap for reuse; ``malloc_trim`` hands it back.
+    Other C libraries (musl, macOS, Windows) lack it: nothing is done there."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return
+    trim(0)
 
 
 def _session(flags: tuple[str, ...]):
