@@ -7,6 +7,7 @@ from irax.core.errors import (  # noqa: F401
     IRError,
     JAXTypeError,
     NonConcreteBooleanIndexError,
+    OutOfMemoryError,
     TracerArrayConversionError,
     TracerBoolConversionError,
     TracerIntegerConversionError,

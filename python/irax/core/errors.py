@@ -84,6 +84,19 @@ class IRError(ValueError):
     """Invalid irax IR: the message is an MLIR-style diagnostic ('irax.add' op ...)."""
 
 
+class OutOfMemoryError(MemoryError):
+    """An allocation that cannot succeed, on the host or on a device; the message names
+    the op or function, the shape and the bytes."""
+
+
+def byte_count(n: int) -> str:
+    """``n`` bytes for a message: ``4.00 TB``, ``12 bytes``."""
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= size:
+            return f"{n / size:.2f} {unit}"
+    return f"{n} bytes"
+
+
 class CompilationError(RuntimeError):
     """IREE failed to compile a module; the message carries IREE's diagnostics."""
 

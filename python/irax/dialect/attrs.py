@@ -131,6 +131,10 @@ class _Dense(AttrKind):
     def encode(self, value):
         ir = mlir.ir()
         t = mlir.to_ir_type(ShapedArray(value.shape, value.dtype))
+        if value.size > 1 and value.dtype.kind != "c" and not any(value.strides):
+            # a broadcast scalar (jnp.zeros((10**6, 10**6))): a splat, never materialized
+            one = np.asarray(value[(0,) * value.ndim]).reshape(1)
+            return ir.DenseElementsAttr.get(one, type=t, context=mlir.context())
         data = np.asarray(value, order="C")
         if data.dtype.kind == "c":
             part = np.float32 if data.dtype == np.complex64 else np.float64
@@ -142,7 +146,8 @@ class _Dense(AttrKind):
 
     def decode_from(self, operation, key: str):
         # Reading a complex-valued dense attribute through the bindings aborts the process;
-        # constants of complex type are parsed from the op's text instead.
+        # constants of complex type are parsed from the op's text instead (a large splat
+        # prints as its one element).
         result = operation.results[0].type if len(operation.results) == 1 else None
         aval = mlir.aval_of_type(result) if result is not None else None
         if aval is None or aval.dtype.kind != "c":
@@ -156,10 +161,17 @@ class _Dense(AttrKind):
         return _parse_dense_text(f"dense<{body}> : x", aval.shape, aval.dtype)
 
     def decode(self, attr):
+        """The attribute's value; a splat is a read-only broadcast of its one element (a
+        ``dense<1.0> : tensor<100000x100000xf32>`` costs four bytes, not 37 GiB)."""
         ir = mlir.ir()
         dense = ir.DenseElementsAttr(attr)
         aval = mlir.aval_of_type(dense.type)
         if aval.dtype.name not in _BUFFERLESS:
+            if dense.is_splat and aval.size > 1:
+                one = ir.DenseElementsAttr.get_splat(
+                    mlir.to_ir_type(ShapedArray((1,), aval.dtype)), dense.get_splat_value())
+                scalar = np.array(one).astype(aval.dtype, copy=False).reshape(())
+                return np.broadcast_to(scalar, aval.shape)
             return np.array(dense).astype(aval.dtype, copy=False).reshape(aval.shape)
         return _parse_dense_text(str(dense), aval.shape, dtype_from_mlir(
             str(ir.RankedTensorType(dense.type).element_type)))
@@ -178,9 +190,8 @@ def _parse_dense_text(text: str, shape, dtype) -> np.ndarray:
         vals = vals[0::2] + 1j * vals[1::2]
     else:
         vals = np.array([_token(t, dtype) for t in tokens]).astype(dtype)
-    size = int(np.prod(shape))
-    if vals.size == 1 and size != 1:
-        vals = np.broadcast_to(vals, (size,))
+    if vals.size == 1 and int(np.prod(shape)) != 1:  # a splat: a broadcast, not a copy
+        return np.broadcast_to(np.array(vals, dtype=dtype).reshape(()), shape)
     return np.array(vals, dtype=dtype).reshape(shape)
 
 

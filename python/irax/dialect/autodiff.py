@@ -258,8 +258,9 @@ class CustomVjpCall(CallLike):
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, fwd, bwd):
-        if b.tape is None:
-            raise OpError("can't apply forward-mode autodiff (jvp) to a custom_vjp function.")
+        if b.tape is None:  # JAX's error (a TypeError, which user code may catch)
+            raise TypeError("can't apply forward-mode autodiff (jvp) to a custom_vjp "
+                            "function.")
         _, fwd_outs = funcs.signature(b.ctx.callee(fwd))
         res = b.call(fwd, ins, fwd_outs)
         n = len(out_avals)

@@ -9,6 +9,7 @@ first use, so ``import irax`` and running saved artifacts need only the IREE run
 from __future__ import annotations
 
 import sys
+import threading
 import types
 
 import numpy as np
@@ -17,16 +18,18 @@ from irax.core.abstract import ShapedArray
 from irax.core.dtypes import dtype_from_mlir, mlir_element_type
 
 _state: dict = {}
+_lock = threading.RLock()
 
 
 def ir():
     """Returns the ``iree.compiler.ir`` module, importing it (and fixing lookups) once."""
     mod = _state.get("ir")
     if mod is None:
-        _install_dialect_stubs()
-        from iree.compiler import ir as mod
+        with _lock:
+            _install_dialect_stubs()
+            from iree.compiler import ir as mod
 
-        _state["ir"] = mod
+            _state["ir"] = mod
     return mod
 
 
@@ -45,12 +48,15 @@ def context():
     ctx = _state.get("ctx")
     if ctx is None:
         mlir = ir()
-        ctx = mlir.Context()
-        ctx.allow_unregistered_dialects = True
-        _state["ctx"] = ctx
-        _state["loc"] = mlir.Location.unknown(ctx)
-        _state["types"] = {}
-        _state["avals"] = {}
+        with _lock:  # one context, whatever the number of threads asking at once
+            ctx = _state.get("ctx")
+            if ctx is None:
+                ctx = mlir.Context()
+                ctx.allow_unregistered_dialects = True
+                _state["loc"] = mlir.Location.unknown(ctx)
+                _state["types"] = {}
+                _state["avals"] = {}
+                _state["ctx"] = ctx
     return ctx
 
 

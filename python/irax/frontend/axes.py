@@ -1,5 +1,5 @@
-"""Named mapped axes: the ``axis_name``s of the vmaps and pmaps being traced, innermost
-last. Collectives (``lax.psum(x, "i")``) look up the size of their axis here.
+"""Named mapped axes: the ``axis_name``s of the vmaps and pmaps this thread is tracing,
+innermost last. Collectives (``lax.psum(x, "i")``) look up the size of their axis here.
 
     with bound_axis("i", 8):
         trace the mapped function         # bound_axis_size("i") == 8 inside
@@ -8,9 +8,17 @@ last. Collectives (``lax.psum(x, "i")``) look up the size of their axis here.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+import threading
 
-_AXES: list[tuple[Any, int]] = []
+
+class _Axes(threading.local):
+    """This thread's bound axes, ``(axis_name, size)`` innermost last."""
+
+    def __init__(self):
+        self.bound: list = []
+
+
+_AXES = _Axes()
 
 
 @contextlib.contextmanager
@@ -19,17 +27,17 @@ def bound_axis(name, size: int):
     if name is None:
         yield
         return
-    _AXES.append((name, size))
+    _AXES.bound.append((name, size))
     try:
         yield
     finally:
-        _AXES.pop()
+        _AXES.bound.pop()
 
 
 def bound_axis_size(name) -> int:
     """The size of the innermost mapped axis called ``name`` (``NameError`` when no map
     being traced has that ``axis_name``)."""
-    for bound, size in reversed(_AXES):
+    for bound, size in reversed(_AXES.bound):
         if bound == name:
             return size
     raise NameError(f"unbound axis name: {name}")

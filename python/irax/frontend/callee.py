@@ -22,8 +22,9 @@ import numpy as np
 from irax.core import tree_util
 from irax.dialect import funcs, mlir
 from irax.frontend import eager
+from irax.frontend.compile import run_compiled
 from irax.frontend.eager import concrete_value
-from irax.frontend.trace import _STACK, Trace
+from irax.frontend.trace import Trace, current_trace
 from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array
 
@@ -80,7 +81,7 @@ def trace_callee(fun, leaves, in_tree, name: str, origin: str, module=None,
 
     ``in_avals`` overrides the leaves' abstract values (vmap traces per-example shapes);
     ``concrete=False`` traces abstractly even in eager mode."""
-    parent = _STACK[-1] if _STACK else None
+    parent = current_trace()
     pairs = [leaf_aval_and_value(x) for x in leaves]
     if in_avals is not None:
         pairs = [(a, None) for a in in_avals]
@@ -108,7 +109,7 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
     # The op goes into the innermost active trace: usually the one the callee was traced
     # in, but a pullback returned by vjp may be applied later inside a deeper trace (or,
     # when traced eagerly, inside a later jit/vmap); ancestors' values are captured.
-    parent = _STACK[-1] if _STACK else None
+    parent = current_trace()
     if parent is not None:
         name = callee.name
         if parent.module is not callee.trace.module:
@@ -121,9 +122,22 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
             for o, v in zip(outs, values):
                 o._concrete = v
         return outs
+    if not callee.trace.concrete:
+        # traced abstractly (vmap outside jit): compiled, so that it computes exactly
+        # what jit(vmap(f)) and pmap(f) compute
+        return _run_compiled(callee, op_cls, operands, result_avals, attrs)
     values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
                                dict(attrs, callee=callee.name))
     return [Array._from_host(v, a) for v, a in zip(values, result_avals)]
+
+
+def _run_compiled(callee: Callee, op_cls, operands, result_avals, attrs) -> list:
+    pairs = [leaf_aval_and_value(x) for x in operands]
+    scratch = eager.copy_functions(callee.trace.module, callee.name)
+    in_avals = [a for a, _ in pairs]
+    main = eager.add_entry(scratch, op_cls, in_avals, result_avals, callee=callee.name,
+                           **attrs)
+    return run_compiled(scratch, main, operands, in_avals, result_avals, callee.name)
 
 
 def _evaluate_eagerly(module, op_cls, operands, result_avals, attrs) -> list[np.ndarray]:

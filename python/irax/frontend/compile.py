@@ -12,7 +12,12 @@ the devices the program addresses.
 
 from __future__ import annotations
 
+import collections
+import hashlib
+import threading
+
 from irax.core import tree_util
+from irax.core.errors import OutOfMemoryError, byte_count
 from irax.dialect import mlir
 from irax.lowering.stablehlo import num_devices
 from irax.passes import pipelines, run_pipeline
@@ -20,6 +25,26 @@ from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import compile_module, target_for_platform
 from irax.runtime.executable import Executable
+
+
+class Specialization:
+    """One traced and (once called) compiled program: the traced module, its signature,
+    output tree, the modules of its stages and the executable."""
+
+    __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
+                 "donated", "stages", "in_avals", "kept", "name")
+
+    def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
+                 donated=()):
+        self.trace_module = trace_module
+        self.in_avals = tuple(in_avals)
+        self.out_avals = list(out_avals)
+        self.out_tree = out_tree
+        self.donated = tuple(donated)
+        self.executable = None
+        self.device = None
+        self.stages = {}   # stage name -> module (module_at_stage)
+        self.name = "main"  # the function, for messages
 
 
 def clone_module(module):
@@ -45,16 +70,56 @@ def module_at_stage(entry, stage: str):
     return hit
 
 
-def compile_entry(entry, device, name: str) -> None:
+def compile_entry(entry, device, name: str, function: str = "main") -> None:
     """Compiles a specialization for ``device`` (the first of several when the program
     addresses several devices); ``name``: the jitted function, for messages."""
     module = module_at_stage(entry, "iree")
     n = num_devices(module)
     group = program_devices(device, n, name)
     vmfb = compile_module(module, target_for_platform(device.platform, n), name)
-    entry.executable = Executable(vmfb, group[0] if group else device,
-                                  [a.dtype for a in entry.out_avals], devices=group)
-    entry.device = group[0] if group else device
+    home = group[0] if group else device
+    entry.name = name
+    entry.executable = _executable(vmfb, home, group, [a.dtype for a in entry.out_avals],
+                                   function)
+    entry.device = home
+
+
+#: loaded programs by (vmfb digest, devices, function): specializations that compile to
+#: the same program share one (eager vmaps of one function compile at every call)
+_EXECUTABLES: collections.OrderedDict = collections.OrderedDict()
+_EXECUTABLES_MAX = 64
+_LOCK = threading.Lock()
+
+
+def _executable(vmfb: bytes, device, group, out_dtypes, function: str) -> Executable:
+    key = (hashlib.sha256(vmfb).digest(), device, tuple(group), tuple(out_dtypes), function)
+    with _LOCK:
+        exe = _EXECUTABLES.get(key)
+        if exe is not None:
+            _EXECUTABLES.move_to_end(key)
+            return exe
+    exe = Executable(vmfb, device, out_dtypes, function=function, devices=group)
+    with _LOCK:
+        _EXECUTABLES[key] = exe
+        while len(_EXECUTABLES) > _EXECUTABLES_MAX:
+            _EXECUTABLES.popitem(last=False)
+    return exe
+
+
+def clear_executables() -> None:
+    """Forgets the loaded programs kept for reuse."""
+    with _LOCK:
+        _EXECUTABLES.clear()
+
+
+def run_compiled(module, entry: str, args, in_avals, out_avals, name: str) -> list[Array]:
+    """Compiles ``@entry`` of an irax ``module`` with IREE (cached by content) and runs it
+    on ``args``: how eager code that is traced abstractly (``vmap`` outside ``jit``) runs,
+    so that it computes exactly what ``jit`` and ``pmap`` of it compute."""
+    spec = Specialization(module, in_avals, out_avals,
+                          tree_util.tree_structure(list(range(len(out_avals)))))
+    compile_entry(spec, devices.default_device(), name, function=entry)
+    return execute(spec, list(args))
 
 
 def program_devices(device, n: int, name: str) -> list:
@@ -77,7 +142,16 @@ def execute(entry, leaves):
     deleted."""
     device = entry.device
     buffers = [device_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
-    outs = entry.executable(buffers)
+    try:
+        outs = entry.executable(buffers)
+    except RuntimeError as e:
+        if "RESOURCE_EXHAUSTED" not in str(e):
+            raise
+        raise OutOfMemoryError(
+            f"irax.jit({entry.name}): {device} cannot allocate the memory the program "
+            "needs; its results: " + ", ".join(
+                f"{a.str_short()} ({byte_count(a.size * a.dtype.itemsize)})"
+                for a in entry.out_avals)) from None
     for i in entry.donated:
         if isinstance(leaves[i], Array):
             leaves[i].delete()

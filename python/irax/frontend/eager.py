@@ -17,6 +17,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.core.errors import OutOfMemoryError, byte_count
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
@@ -55,7 +56,13 @@ def eager_op(op_cls, args, attrs) -> list[Array]:
         out_avals = op_cls.infer_list(avals, attrs)
     except OpError as e:
         raise TypeError(op_cls.diag(str(e))) from None
-    outs = op_cls.evaluate_list(arrays, attrs, out_avals)
+    try:
+        outs = op_cls.evaluate_list(arrays, attrs, out_avals)
+    except MemoryError:
+        raise OutOfMemoryError(op_cls.diag(
+            f"cannot allocate its result{'s' if len(out_avals) > 1 else ''} on the host: "
+            + ", ".join(f"{a.str_short()} ({byte_count(a.size * a.dtype.itemsize)})"
+                        for a in out_avals))) from None
     return [Array._from_host(o, a) for o, a in zip(outs, out_avals)]
 
 

@@ -12,6 +12,8 @@ trace it emits the op into the function being recorded and returns a ``Tracer``.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from irax.core.abstract import ShapedArray
@@ -26,7 +28,21 @@ from irax.dialect.regions import function_to_region
 from irax.frontend.eager import concrete_value, eager_op
 from irax.frontend.tracer import Tracer
 
-_STACK: list[Trace] = []
+
+class _TraceStack(threading.local):
+    """The traces being recorded by this thread, innermost last (tracing state is per
+    thread, as in JAX: threads trace and run functions independently)."""
+
+    def __init__(self):
+        self.traces: list[Trace] = []
+
+
+_STATE = _TraceStack()
+
+
+def trace_stack() -> list[Trace]:
+    """This thread's traces, innermost last."""
+    return _STATE.traces
 
 
 class Trace:
@@ -46,6 +62,7 @@ class Trace:
         ir = mlir.ir()
         self.origin = origin
         self.active = False
+        self._stack = None  # this thread's trace stack while active
         self.ctx = mlir.context()
         self.loc = mlir.unknown_loc()
         self.parent = parent
@@ -72,12 +89,13 @@ class Trace:
         self.loc.__enter__()
         self._begin_function()
         self.active = True
-        _STACK.append(self)
+        self._stack = _STATE.traces
+        self._stack.append(self)
         return self
 
     def __exit__(self, *exc) -> None:
         self.active = False
-        _STACK.remove(self)
+        self._stack.remove(self)
         self.loc.__exit__(*exc)
         self.ctx.__exit__(*exc)
 
@@ -218,17 +236,21 @@ def mark_donated(module, donated) -> None:
 
 
 def current_trace() -> Trace | None:
-    return _STACK[-1] if _STACK else None
+    """This thread's innermost trace, or None outside any trace."""
+    traces = _STATE.traces
+    return traces[-1] if traces else None
 
 
 def find_trace(args) -> Trace | None:
-    """The trace that ``args`` belong to, or None when every argument is concrete."""
+    """The trace that ``args`` belong to, or None when every argument is concrete. A tracer
+    of a finished trace, or of another thread's, is an unexpected tracer."""
     found = None
     for a in args:
         if isinstance(a, Tracer):
-            if not a._trace.active:
+            traces = _STATE.traces
+            if not a._trace.active or a._trace._stack is not traces:
                 raise UnexpectedTracerError(a)
-            found = _STACK[-1]
+            found = traces[-1]
     return found
 
 
@@ -238,9 +260,10 @@ def bind(op_cls, *args, **attrs):
     Returns one value for single-result ops, else a list.
     """
     trace = find_trace(args)
-    if trace is None and not args and _STACK and not _STACK[-1].concrete:
+    if trace is None and not args:
         # an op without operands (iota) is part of the program being traced, as in JAX:
         # computed by the compiled code instead of embedded as a constant
-        trace = _STACK[-1]
+        inner = current_trace()
+        trace = inner if inner is not None and not inner.concrete else None
     outs = trace.emit(op_cls, args, attrs) if trace is not None else eager_op(op_cls, args, attrs)
     return outs[0] if len(outs) == 1 else outs

@@ -21,7 +21,7 @@ from irax.frontend.callee import (
     leaf_aval_and_value,
     trace_callee,
 )
-from irax.frontend.trace import _STACK, Trace, bind
+from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as S
 from irax.lax import _util as U
@@ -36,7 +36,7 @@ def _avals(leaves):
 def _run(build, operands, api: str):
     """``build(operand_tracers) -> output tracers`` inside the current trace, or eagerly: in
     a fresh trace whose function is then run by the reference interpreter."""
-    if _STACK:
+    if current_trace() is not None:
         return build(list(operands))
     pairs = [leaf_aval_and_value(x) for x in operands]
     with Trace(origin=api, name="main") as t:
@@ -105,7 +105,7 @@ def switch(index, branches, *operands, _names=None):
                 [index[id(x)] for x in c.captures]
             regions.append((block_avals, c.trace.func_op, arg_map))
         i32 = bind_convert(idx, np.int32)
-        outs = _STACK[-1].emit_region_op(Cond, [i32] + consts + list(args), regions,
+        outs = current_trace().emit_region_op(Cond, [i32] + consts + list(args), regions,
                                          [_strong(a) for a in out0.out_avals], {})
         found["out_tree"] = out0.out_tree
         return outs
@@ -167,7 +167,7 @@ def while_loop(cond_fun, body_fun, init_val):
         for c in (c_fn, b_fn):
             arg_map = list(range(k, k + len(avals))) + [index[id(x)] for x in c.captures]
             regions.append((block_avals, c.trace.func_op, arg_map))
-        return _STACK[-1].emit_region_op(While, consts + list(carry), regions, avals,
+        return current_trace().emit_region_op(While, consts + list(carry), regions, avals,
                                          {"num_consts": k})
 
     outs = _run(build, leaves, "while_loop")
@@ -200,17 +200,16 @@ def fori_loop(lower, upper, body_fun, init_val):
     Static bounds become a ``scan`` (reverse-differentiable like JAX's); traced bounds a
     ``while_loop``."""
     lo, hi = leaf_aval_and_value(lower), leaf_aval_and_value(upper)
+    dt = _bounds_dtype(lo[0], hi[0])
     static = lo[1] is not None and hi[1] is not None and not _traced(lower, upper)
-    if static:
+    if static:  # as JAX: the counter is the Python int lower bound (a weak int)
         lo_v, hi_v = int(lo[1]), int(hi[1])
-        dt = dtypes.result_type(lower, upper)
 
         def step(carry, _):
             i, val = carry
-            return (i + np.asarray(1, dt), body_fun(i, val)), None
+            return (i + 1, body_fun(i, val)), None
 
-        (_, out), _ = scan(step, (np.asarray(lo_v, dt), init_val), None,
-                           length=max(hi_v - lo_v, 0))
+        (_, out), _ = scan(step, (lo_v, init_val), None, length=max(hi_v - lo_v, 0))
         return out
 
     def c(state):
@@ -221,9 +220,18 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, upper_, val = state
         return i + 1, upper_, body_fun(i, val)
 
-    dt = dtypes.result_type(lower, upper)
     _, _, out = while_loop(c, b, (U.convert(lower, dt), U.convert(upper, dt), init_val))
     return out
+
+
+def _bounds_dtype(lo: ShapedArray, hi: ShapedArray):
+    """JAX's rule: both bounds of one dtype, or two signed integers of which one is weak."""
+    if lo.dtype == hi.dtype:
+        return lo.dtype
+    if lo.dtype.kind == hi.dtype.kind == "i" and lo.weak_type != hi.weak_type:
+        return hi.dtype if lo.weak_type else lo.dtype
+    raise TypeError("lower and upper arguments to fori_loop must have equal types, got "
+                    f"{dtypes.short_name(lo.dtype)} and {dtypes.short_name(hi.dtype)}")
 
 
 def _traced(*xs) -> bool:
@@ -281,7 +289,7 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
         arg_map = list(range(k, k + len(c_avals) + len(slices))) + \
             [index[id(x)] for x in callee.captures]
         results = c_avals + [a.update(shape=(n, *a.shape)) for a in y_avals]
-        return _STACK[-1].emit_region_op(
+        return current_trace().emit_region_op(
             Scan, consts + list(carry) + list(xs_), [(block_avals, callee.trace.func_op,
                                                       arg_map)],
             results, {"num_consts": k, "num_carry": len(c_avals), "length": n,

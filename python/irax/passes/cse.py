@@ -25,6 +25,8 @@ from irax.passes.registry import ModulePass, register_pass
 
 def _freeze(value):
     if isinstance(value, np.ndarray):
+        if value.size > 1 and not any(value.strides):  # a splat: its one element
+            return ("splat", value.dtype.str, value.shape, value[(0,) * value.ndim].tobytes())
         return ("array", value.dtype.str, value.shape, value.tobytes())
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)

@@ -65,6 +65,14 @@ class ExpandContext:
     def vmap_result_dims(self, name: str) -> tuple:
         return result_dims(self, name)
 
+    def discard(self, name: str) -> None:
+        fn = self.symbols.pop(name, None)
+        if fn is None:
+            return
+        self.cache = {k: v for k, v in self.cache.items() if v != name and
+                      not (isinstance(k, tuple) and len(k) > 1 and k[1] == name)}
+        fn.operation.erase()
+
     def shard(self, callee, in_axes, out_axes, axis_size, axis_name, devices) -> str:
         return shard_function(self, callee, in_axes, out_axes, axis_size, axis_name, devices)
 

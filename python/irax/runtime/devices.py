@@ -7,12 +7,16 @@ default (``irax.config.update("irax_cpu_driver", "local-task")`` for IREE's thre
 
 from __future__ import annotations
 
-import functools
+import threading
 
 from irax.core.config import config
 
 _PLATFORM_DRIVERS = {"cpu": "local-task", "cuda": "cuda", "vulkan": "vulkan"}
 _state: dict = {}
+_drivers: dict = {}
+#: guards the lazy creation of the instance, drivers and devices (reentrant: creating
+#: devices creates the driver)
+_lock = threading.RLock()
 
 
 class Device:
@@ -46,7 +50,10 @@ def runtime():
 def instance():
     inst = _state.get("instance")
     if inst is None:
-        inst = _state["instance"] = runtime().VmInstance()
+        with _lock:
+            inst = _state.get("instance")
+            if inst is None:
+                inst = _state["instance"] = runtime().VmInstance()
     return inst
 
 
@@ -57,9 +64,11 @@ def _available_platforms() -> list[str]:
     return ["cpu"]
 
 
-@functools.cache
 def _driver(name: str):
-    return runtime().get_driver(name)
+    drv = _drivers.get(name)
+    if drv is None:
+        drv = _drivers[name] = runtime().get_driver(name)
+    return drv
 
 
 def devices(backend: str | None = None) -> list[Device]:
@@ -73,6 +82,14 @@ def devices(backend: str | None = None) -> list[Device]:
     cached = _state.get(key)
     if cached is not None:
         return cached
+    with _lock:  # created once, whatever the number of threads asking
+        cached = _state.get(key)
+        if cached is None:
+            cached = _state[key] = _create(platform, n)
+    return cached
+
+
+def _create(platform: str, n) -> list[Device]:
     drv_name = _PLATFORM_DRIVERS[platform]
     if platform == "cpu":
         drv_name = config.irax_cpu_driver
@@ -91,9 +108,7 @@ def devices(backend: str | None = None) -> list[Device]:
         if not infos:
             raise RuntimeError(f"irax.devices: no {platform} devices found")
         hal = [drv.create_device(info["device_id"]) for info in infos]
-    out = [Device(platform, i, h, drv_name) for i, h in enumerate(hal)]
-    _state[key] = out
-    return out
+    return [Device(platform, i, h, drv_name) for i, h in enumerate(hal)]
 
 
 def default_backend() -> str:

@@ -6,6 +6,8 @@ reflection), which keeps a cached jit call close to IREE's own invocation cost.
 
 from __future__ import annotations
 
+import threading
+
 from irax.runtime import devices as _devices
 
 
@@ -33,6 +35,9 @@ class Executable:
             raise ValueError(f"irax: compiled module has no function {function!r}")
         self.out_dtypes = list(out_dtypes)
         self._rt = rt
+        # one call at a time: an IREE VM context is not for concurrent invocation (threads
+        # calling one jitted function take turns; distinct programs run concurrently)
+        self._lock = threading.Lock()
 
     def __call__(self, views):
         rt = self._rt
@@ -41,6 +46,7 @@ class Executable:
             args.push_ref(v)
         n = len(self.out_dtypes)
         rets = rt.VmVariantList(n)
-        self.context.invoke(self.function, args, rets)
+        with self._lock:
+            self.context.invoke(self.function, args, rets)
         view = rt.HalBufferView
         return [rets.get_as_object(i, view) for i in range(n)]

@@ -28,6 +28,8 @@ from irax.frontend.callee import (
     zeros_for,
 )
 from irax.frontend.trace import bind
+from irax.frontend.tracer import Tracer
+from irax.runtime.array import Array
 from irax.transforms.vectorize import vmap
 
 
@@ -41,6 +43,10 @@ def _argnums_tuple(argnums, nargs: int, api: str):
             raise ValueError(f"{api}: argnums={argnums!r} is out of range for a function "
                              f"called with {nargs} positional argument(s)")
     return single, tuple(i % nargs for i in nums)
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (Tracer, Array, np.ndarray, np.generic, bool, int, float, complex))
 
 
 def _float0_zeros(aval: ShapedArray):
@@ -127,7 +133,11 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, args, kwargs,
         pos += len(tree_util.tree_leaves(a))
     wrt_trees = {i: tree_util.tree_structure(args[i]) for i in nums}
     wrt_leaves = {i: list(range(starts[i], starts[i] + wrt_trees[i].num_leaves)) for i in nums}
-    in_avals = [leaf_aval_and_value(x)[0] for x in leaves]
+    wrt = {j for js in wrt_leaves.values() for j in js}
+    # leaves of the other arguments that are not arrays (a function passed to a
+    # custom_vjp's nondiff argument) are closed over, as JAX does, not traced
+    traced = [j for j, x in enumerate(leaves) if j in wrt or _is_array(x)]
+    in_avals = {j: leaf_aval_and_value(leaves[j])[0] for j in traced}
     for i in nums:
         for j in wrt_leaves[i]:
             _check_input_dtype(in_avals[j], holomorphic, allow_int, api)
@@ -141,7 +151,16 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, args, kwargs,
             return out
         return out, None
 
-    callee = trace_callee(flat_fun, leaves, in_tree, fun_symbol(fun), fun_origin(fun))
+    def traced_fun(*dyn):
+        full = list(leaves)  # the static leaves as given, the traced ones replaced
+        for j, v in zip(traced, dyn):
+            full[j] = v
+        a, k = tree_util.tree_unflatten(in_tree, full)
+        return flat_fun(*a, **k)
+
+    dyn_leaves = [leaves[j] for j in traced]
+    dyn_tree = tree_util.tree_structure((tuple(dyn_leaves), {}))
+    callee = trace_callee(traced_fun, dyn_leaves, dyn_tree, fun_symbol(fun), fun_origin(fun))
     out_tree = callee.out_tree
     n_out = len(callee.out_avals)
     if n_out == 0 or tree_util.tree_unflatten(out_tree, list(range(n_out)))[0] != 0:
@@ -153,10 +172,12 @@ def _value_and_grad(fun, argnums, has_aux, holomorphic, allow_int, args, kwargs,
                    if dtypes.is_inexact(in_avals[j].dtype)]
     op_cls = ValueAndGrad if value else Grad
     grad_avals = [in_avals[j] for j in diff_leaves]
+    position = {j: k for k, j in enumerate(traced)}
     aux_avals = callee.out_avals[1:]
     result_avals = ([out_aval] + aux_avals + grad_avals) if value else (grad_avals + aux_avals)
-    results = apply_transform(op_cls, callee, lambda caps: list(leaves) + caps, result_avals,
-                              argnums=tuple(diff_leaves), has_aux=bool(aux_avals))
+    results = apply_transform(op_cls, callee, lambda caps: dyn_leaves + caps, result_avals,
+                              argnums=tuple(position[j] for j in diff_leaves),
+                              has_aux=bool(aux_avals))
     if value:
         val, aux, grads = results[0], results[1:1 + len(aux_avals)], results[1 + len(aux_avals):]
     else:

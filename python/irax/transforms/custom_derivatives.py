@@ -9,6 +9,7 @@ function and its rules as private functions and emit ``irax.custom_jvp_call``,
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Callable
 
 from irax.core import dtypes, tree_util
@@ -20,7 +21,7 @@ from irax.frontend.callee import (
     leaf_aval_and_value,
     trace_callee,
 )
-from irax.frontend.trace import _STACK, bind
+from irax.frontend.trace import bind, current_trace
 
 
 def stop_gradient(x):
@@ -44,12 +45,12 @@ def _no_captures(callee, api: str, fun) -> None:
 def _trace_rule(owner, flat_fun, leaves, in_tree, suffix: str, rule, callee, api: str):
     """Traces a user rule into ``callee``'s module. While it is traced, calls of ``owner``
     run the plain function (rules may call the function they belong to)."""
-    owner._tracing_rule += 1
+    owner._rules.depth = getattr(owner._rules, "depth", 0) + 1
     try:
         traced = trace_callee(flat_fun, leaves, in_tree, fun_symbol(owner.fun) + suffix,
                               fun_name(rule), module=callee.trace.module)
     finally:
-        owner._tracing_rule -= 1
+        owner._rules.depth -= 1
     _no_captures(traced, api, rule)
     return traced
 
@@ -88,7 +89,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.jvp = None
-        self._tracing_rule = 0
+        self._rules = threading.local()  # this thread's depth of rule tracing
 
     def defjvp(self, jvp: Callable, symbolic_zeros: bool = False) -> Callable:
         if symbolic_zeros:
@@ -119,7 +120,7 @@ class custom_jvp:  # noqa: N801 - JAX's name
         if self.jvp is None:
             raise AttributeError(f"No JVP defined for custom_jvp function {fun_name(self.fun)} "
                                  "using defjvp.")
-        if not _STACK or self._tracing_rule:
+        if current_trace() is None or getattr(self._rules, "depth", 0):
             # the rule itself may call the function for its primal output
             return self.fun(*args)
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
@@ -168,7 +169,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
-        self._tracing_rule = 0
+        self._rules = threading.local()  # this thread's depth of rule tracing
 
     def defvjp(self, fwd: Callable, bwd: Callable, symbolic_zeros: bool = False) -> None:
         if symbolic_zeros:
@@ -182,7 +183,7 @@ class custom_vjp:  # noqa: N801 - JAX's name
         if self.fwd is None:
             raise AttributeError(f"No VJP defined for custom_vjp function {fun_name(self.fun)} "
                                  "using defvjp.")
-        if not _STACK or self._tracing_rule:
+        if current_trace() is None or getattr(self._rules, "depth", 0):
             # fwd and bwd may call the function itself (JAX's documented idiom)
             return self.fun(*args)
         static, dyn = _split_nondiff(args, self.nondiff_argnums)
@@ -309,7 +310,7 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
 
     @functools.wraps(fun, updated=())
     def remat_f(*args, **kwargs):
-        if not _STACK:
+        if current_trace() is None:
             return fun(*args, **kwargs)
         static, dyn = _split_nondiff(args, static_argnums)
         n = len(args)

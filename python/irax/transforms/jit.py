@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import weakref
 from typing import Any, Callable, Sequence
 
@@ -20,9 +21,15 @@ from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
 from irax.frontend.callee import fun_name, fun_origin
-from irax.frontend.compile import compile_entry, execute, module_at_stage
+from irax.frontend.compile import (
+    Specialization,
+    clear_executables,
+    compile_entry,
+    execute,
+    module_at_stage,
+)
 from irax.frontend.eager import concrete_value
-from irax.frontend.trace import _STACK, Trace, mark_donated
+from irax.frontend.trace import Trace, current_trace, mark_donated
 from irax.frontend.tracer import Tracer
 from irax.passes import pipelines
 from irax.runtime import compiler, devices
@@ -74,17 +81,6 @@ def _bad_arg(x, fun, path) -> TypeError:
         "static_argnames parameters of irax.jit.")
 
 
-class _Entry:
-    """One cached specialization: the traced module, the out tree and the executable."""
-
-    __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
-                 "donated", "stages", "in_avals", "kept")
-
-    def __init__(self):
-        self.executable = None
-        self.stages = {}   # stage name -> module (frontend.compile.module_at_stage)
-
-
 class JitFunction:
     """The callable returned by ``irax.jit``."""
 
@@ -106,10 +102,12 @@ class JitFunction:
         if set(self.donate_argnums) & set(self.static_argnums):
             raise ValueError("irax.jit: static arguments cannot be donated: "
                              f"{sorted(set(self.donate_argnums) & set(self.static_argnums))}")
-        self._cache: dict = {}
+        self._specs = _specializations(fun, (
+            self.static_argnums, self.static_argnames, self.donate_argnums,
+            self.donate_argnames, keep_unused, device, backend, inline))
+        self._cache = self._specs.entries
         self._flat_trees: dict = {}
         functools.update_wrapper(self, fun, updated=())
-        _LIVE.add(self)
 
     # ---- signature handling -----------------------------------------------------------
     def _split(self, args, kwargs):
@@ -151,12 +149,15 @@ class JitFunction:
         key = (treedef, avals, statics, config.trace_key)
         entry = self._cache.get(key)
         if entry is None:
-            entry = self._trace(args, kwargs, treedef, avals)
-            self._cache[key] = entry
+            with self._specs.lock:  # one trace per signature, whatever the threads
+                entry = self._cache.get(key)
+                if entry is None:
+                    entry = self._trace(args, kwargs, treedef, avals)
+                    self._cache[key] = entry
         return entry, leaves
 
-    def _trace(self, args, kwargs, treedef, avals) -> _Entry:
-        entry = _Entry()
+    def _trace(self, args, kwargs, treedef, avals) -> Specialization:
+        entry = Specialization()
         entry.in_avals = avals
         with Trace(origin=_fun_origin(self.fun)) as t:
             tracers = [t.add_argument(a) for a in avals]
@@ -195,11 +196,13 @@ class JitFunction:
             return self.device
         return devices.devices(self.backend)[0]
 
-    def _compile(self, entry: _Entry) -> None:
-        compile_entry(entry, self._target_device(), _fun_name(self.fun))
+    def _compile(self, entry: Specialization) -> None:
+        with self._specs.lock:  # one compile per specialization
+            if entry.executable is None:
+                compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
-        if _STACK:  # inside another trace: trace through
+        if current_trace() is not None:  # inside another trace: trace through
             return self.fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
         if entry.executable is None:
@@ -234,20 +237,56 @@ class JitFunction:
         return f"<irax.jit of {_fun_name(self.fun)}>"
 
 
+class _Specializations:
+    """The traced and compiled specializations of one function under one set of jit
+    options, shared by every ``jit`` of it: JAX keys its cache on the function, so
+    ``jit(f)(x)`` written anew at each call traces once."""
+
+    __slots__ = ("entries", "lock", "__weakref__")
+
+    def __init__(self):
+        self.entries: dict = {}
+        self.lock = threading.RLock()
+
+
+#: function -> {jit options: _Specializations}; an entry lives as long as its function
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _LIVE: weakref.WeakSet = weakref.WeakSet()
+_LOCK = threading.Lock()
+
+
+def _specializations(fun, options) -> _Specializations:
+    try:
+        hash(options)
+        with _LOCK:
+            by_options = _SHARED.setdefault(fun, {})
+            specs = by_options.get(options)
+            if specs is None:
+                specs = by_options[options] = _Specializations()
+                _LIVE.add(specs)
+            return specs
+    except TypeError:  # a function that cannot be weakly referenced (or unhashable options)
+        specs = _Specializations()
+        with _LOCK:
+            _LIVE.add(specs)
+        return specs
 
 
 def clear_caches() -> None:
-    """Drops every jit specialization and the in-memory compile cache."""
-    for f in list(_LIVE):
-        f.clear_cache()
-    compiler.clear_memory_cache()
+    """Drops every jit specialization, the loaded programs kept for reuse and the in-memory
+    compile cache."""
+    with _LOCK:
+        live = list(_LIVE)
+    for specs in live:
+        specs.entries.clear()
+    clear_executables()
+    compiler.clear_memory_cache()  # last: it also hands the freed heap back to the system
 
 
 class Lowered:
     """The result of ``jit(f).lower(*args)``: IR at each stage, and ``compile()``."""
 
-    def __init__(self, entry: _Entry, jitted: JitFunction):
+    def __init__(self, entry: Specialization, jitted: JitFunction):
         self._entry = entry
         self._jitted = jitted
         self.out_tree = entry.out_tree
@@ -273,7 +312,7 @@ class Lowered:
 class Compiled:
     """A compiled specialization; calling it skips retracing and signature lookup."""
 
-    def __init__(self, entry: _Entry, jitted: JitFunction):
+    def __init__(self, entry: Specialization, jitted: JitFunction):
         self._entry = entry
         self._jitted = jitted
 

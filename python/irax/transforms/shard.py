@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from irax.dialect.shard import Pmap
 from irax.frontend.callee import fun_name
-from irax.frontend.trace import _STACK
+from irax.frontend.trace import current_trace
 from irax.runtime import devices as _devices
 from irax.transforms.jit import jit
 from irax.transforms.vectorize import check_map_args, map_call
@@ -65,7 +65,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
     @functools.wraps(fun, updated=())
     def pmapped(*args, **kwargs):
         nonlocal jitted
-        if _STACK:   # inside a trace: part of the enclosing program
+        if current_trace() is not None:   # inside a trace: part of the enclosing program
             return traced(*args, **kwargs)
         if jitted is None:
             jitted = jit(traced, static_argnums=tuple(static), donate_argnums=tuple(donate),

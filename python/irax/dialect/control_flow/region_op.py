@@ -208,5 +208,36 @@ def bcast(b, pred, aval):
 
 
 def vmap(b, fn: str, in_dims, out_axes) -> str:
-    """``fn`` batched on the builder's axis."""
-    return b.ctx.vmap(fn, tuple(in_dims), tuple(out_axes), b.axis_size, b.axis_name)
+    """``fn`` batched on the builder's axis (``out_axes`` None: batched results first,
+    unbatched ones left unbatched)."""
+    return b.ctx.vmap(fn, tuple(in_dims), None if out_axes is None else tuple(out_axes),
+                      b.axis_size, b.axis_name)
+
+
+def batched_carry(b, fn: str, in_dims, first: int, count: int):
+    """JAX's fixpoint for a loop body ``fn`` whose inputs ``first .. first + count`` are
+    the carry (and its first ``count`` results the new carry): the carry entries that must
+    be batched are those batched on entry and those the body makes batched from the
+    others. ``in_dims``: 0 or None per input. Returns (batched flags, the inputs' dims
+    with the carry's set, the dims of the body's results for them, and the batched body
+    that gives them)."""
+    batched = [in_dims[first + i] is not None for i in range(count)]
+    while True:
+        dims = list(in_dims)
+        dims[first:first + count] = [0 if x else None for x in batched]
+        probe = vmap(b, fn, dims, None)
+        out = b.ctx.vmap_result_dims(probe)
+        new = [x or o is not None for x, o in zip(batched, out[:count])]
+        if new == batched:
+            return batched, dims, list(out), probe
+        b.ctx.discard(probe)  # batched on too few carry entries: not kept
+        batched = new
+
+
+def batched_as(b, fn: str, in_dims, out_dims, probe: str) -> str:
+    """``fn`` batched over ``in_dims`` with its results at ``out_dims``: ``probe`` (a
+    batching of ``fn`` over ``in_dims``) when its results already are."""
+    if list(b.ctx.vmap_result_dims(probe)) == list(out_dims):
+        return probe
+    b.ctx.discard(probe)
+    return vmap(b, fn, in_dims, out_dims)

@@ -20,6 +20,8 @@ from irax.dialect.base import OpError
 from irax.dialect.control_flow.region_op import (
     RegionOp,
     avals_of,
+    batched_as,
+    batched_carry,
     block_avals,
     fmt_avals,
     hoist_invariants,
@@ -27,7 +29,6 @@ from irax.dialect.control_flow.region_op import (
     outline,
     return_avals,
     tangents_of,
-    vmap,
 )
 from irax.dialect.regions import call, emit_region_op
 from irax.dialect.rules import has_tangent
@@ -197,16 +198,24 @@ class Scan(RegionOp):
 
     @classmethod
     def batch(cls, b, args, dims, *, op, num_consts, num_carry, length, reverse):
-        """The loop stays over time: consts and carry batched first, scanned operands batched
-        on axis 1 (after the time axis), results likewise."""
+        """The loop stays over time. Batched consts and the carry entries that depend on
+        batched values (JAX's fixpoint) are batched first, batched scanned operands on axis
+        1 (after the time axis); results likewise, unbatched ones stay unbatched."""
         k, c = num_consts, num_carry
-        head = [b.to_front(x, d) for x, d in zip(args[:k + c], dims[:k + c])]
-        xs = [b.matchaxis(x, d, 1) for x, d in zip(args[k + c:], dims[k + c:])]
         f = outline(b, op, 0, "scan_body")
         in_avals, body_outs = funcs.signature(b.ctx.callee(f))
-        fv = vmap(b, f, (0,) * len(in_avals), (0,) * len(body_outs))
-        slice_avals = [a.insert_axis(0, b.axis_size) for a in in_avals]
-        out_slices = [a.insert_axis(0, b.axis_size) for a in body_outs]
+        base = [None if d is None else 0 for d in dims]
+        carry_b, in_dims, out_dims, probe = batched_carry(b, f, base, k, c)
+        ys_dims = [None if d is None else 0 for d in out_dims[c:]]
+        head = [b.to_front(x, d) if nd is not None else x
+                for x, d, nd in zip(args[:k + c], dims[:k + c], in_dims[:k + c])]
+        xs = [x if d is None else b.matchaxis(x, d, 1)
+              for x, d in zip(args[k + c:], dims[k + c:])]
+        fv = batched_as(b, f, in_dims, in_dims[k:k + c] + ys_dims, probe)
+        slice_avals = [a if d is None else a.insert_axis(0, b.axis_size)
+                       for a, d in zip(in_avals, in_dims)]
+        out_slices = [a if d is None else a.insert_axis(0, b.axis_size)
+                      for a, d in zip(body_outs, in_dims[k:k + c] + ys_dims)]
 
         def body(ib, a):
             return call(ib, fv, a, out_slices)
@@ -214,7 +223,7 @@ class Scan(RegionOp):
         results = out_slices[:c] + [a.update(shape=(length, *a.shape)) for a in out_slices[c:]]
         res = emit_region_op(b.ir, Scan, head + xs, [(slice_avals, body)], results,
                              num_consts=k, num_carry=c, length=length, reverse=reverse)
-        return res, [0] * c + [1] * (len(res) - c)
+        return res, in_dims[k:k + c] + [None if d is None else 1 for d in ys_dims]
 
 
 class _ScanTranspose:

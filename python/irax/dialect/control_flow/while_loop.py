@@ -28,6 +28,8 @@ from irax.dialect.control_flow.region_op import (
     I32,
     RegionOp,
     avals_of,
+    batched_as,
+    batched_carry,
     bcast,
     block_avals,
     fmt_avals,
@@ -140,11 +142,38 @@ class While(RegionOp):
 
     @classmethod
     def batch(cls, b, args, dims, *, op, num_consts):
-        """Runs until every example is done; finished examples keep their carry."""
+        """Only the carry entries that depend on batched values are batched (JAX's
+        fixpoint). With an unbatched predicate the loop runs as before; with a batched one
+        it runs until every example is done, finished examples keeping their carry."""
         k = num_consts
-        xs = [b.to_front(x, d) for x, d in zip(args, dims)]
         c_fn = outline(b, op, 0, "while_cond")
         b_fn = outline(b, op, 1, "while_body")
+        base = [None if d is None else 0 for d in dims]
+        carry_b, in_dims, _, probe = batched_carry(b, b_fn, base, k, len(args) - k)
+        c_v = vmap(b, c_fn, in_dims, None)
+        if b.ctx.vmap_result_dims(c_v)[0] is not None:
+            return cls._batch_predicate(b, args, dims, c_fn, b_fn, k)
+        xs = [b.to_front(x, d) if nd is not None else x
+              for x, d, nd in zip(args, dims, in_dims)]
+        carry_dims = in_dims[k:]
+        b_v = batched_as(b, b_fn, in_dims, carry_dims, probe)
+        avals = avals_of(xs, b)
+
+        def cond(ib, a):
+            return call(ib, c_v, a, [BOOL])
+
+        def body(ib, a):
+            return call(ib, b_v, a, avals[k:])
+
+        res = emit_region_op(b.ir, While, xs, [(avals, cond), (avals, body)], avals[k:],
+                             num_consts=k)
+        return res, carry_dims
+
+    @classmethod
+    def _batch_predicate(cls, b, args, dims, c_fn, b_fn, k):
+        """A batched predicate: every operand batched; the loop runs while any example
+        goes on, and a finished example keeps its carry."""
+        xs = [b.to_front(x, d) for x, d in zip(args, dims)]
         n = len(xs)
         c_v = vmap(b, c_fn, (0,) * n, (0,))
         b_v = vmap(b, b_fn, (0,) * n, (0,) * (n - k))
