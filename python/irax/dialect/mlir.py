@@ -27,7 +27,7 @@ def ir():
     if mod is None:
         with _lock:
             _install_dialect_stubs()
-            from iree.compiler import ir as mod
+            from iree.compiler import ir as mod  # import cost: IREE loads on first use
 
             _state["ir"] = mod
     return mod

@@ -47,7 +47,7 @@ def _pattern_for(op_cls):
 def _patterns():
     frozen = _state.get("patterns")
     if frozen is None or _state.get("n") != len(REGISTRY):
-        from iree.compiler import rewrite
+        from iree.compiler import rewrite  # import cost: IREE loads on first use
 
         converter = rewrite.TypeConverter()
         converter.add_conversion(_identity_type)
@@ -61,7 +61,7 @@ def _patterns():
 
 def lower_module(module, legalize_chlo: bool = True) -> None:
     """Converts every irax op of ``module`` (in place) to StableHLO and verifies the result."""
-    from iree.compiler import rewrite
+    from iree.compiler import rewrite  # import cost: IREE loads on first use
 
     ir = mlir.ir()
     with mlir.context(), mlir.unknown_loc():
@@ -74,7 +74,7 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         except ir.MLIRError as e:
             raise IRError(_diagnostics(e, "irax-lower-to-stablehlo failed")) from None
         if legalize_chlo and _holds_chlo(module):
-            from iree.compiler import passmanager
+            from iree.compiler import passmanager  # import cost: IREE loads on first use
 
             try:
                 passmanager.PassManager.parse(

@@ -335,7 +335,7 @@ _COMPOSITES = {"stablehlo.clamp": _clamp, "stablehlo.optimization_barrier": _for
 
 # ---- module preparation ------------------------------------------------------------------------
 def _legalize_chlo(module) -> None:
-    from iree.compiler import passmanager
+    from iree.compiler import passmanager  # import cost: IREE loads on first use
 
     chlo = []
 

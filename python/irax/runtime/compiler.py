@@ -167,7 +167,7 @@ def compiler_version() -> str:
     except Exception:  # noqa: BLE001 - no metadata (PackageNotFoundError, a broken dist)
         pass
     try:
-        from iree.compiler import version as v
+        from iree.compiler import version as v  # import cost: IREE loads on first use
 
         revisions = ", ".join(f"{k} {r}" for k, r in sorted(dict(v.REVISIONS).items()))
         return f"iree.compiler {v.VERSION} ({revisions})"
@@ -187,7 +187,7 @@ def compiler_version() -> str:
 def _compiler_library() -> str:
     """The path of the IREE compiler's native library, found as ``iree.compiler`` finds it."""
     try:
-        from iree.compiler.api import ctypes_dl
+        from iree.compiler.api import ctypes_dl  # import cost: IREE loads on first use
 
         path = ctypes_dl._probe_iree_compiler_dylib()
         if path:
@@ -195,7 +195,7 @@ def _compiler_library() -> str:
     except Exception:  # noqa: BLE001 - a private helper: look for the library ourselves
         pass
     try:
-        from iree.compiler import _mlir_libs
+        from iree.compiler import _mlir_libs  # import cost: IREE loads on first use
 
         dirs = list(_mlir_libs.__path__)
     except Exception:  # noqa: BLE001
@@ -287,7 +287,7 @@ def _release_freed_memory() -> None:
 def _session(flags: tuple[str, ...]):
     """A fresh compiler session per compilation (0.3 ms): sessions reused across
     invocations were seen to carry state from one compilation into the next."""
-    from iree.compiler.api import Session
+    from iree.compiler.api import Session  # import cost: IREE loads on first use
 
     s = Session()
     s.set_flags(*flags)
@@ -295,7 +295,7 @@ def _session(flags: tuple[str, ...]):
 
 
 def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
-    from iree.compiler.api import Output, Source
+    from iree.compiler.api import Output, Source  # import cost: IREE loads on first use
 
     with _lock, _CapturedStderr() as err:
         session = _session(flags)

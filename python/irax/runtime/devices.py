@@ -42,7 +42,7 @@ class Device:
 
 
 def runtime():
-    import iree.runtime as rt
+    import iree.runtime as rt  # import cost: IREE loads on first use
 
     return rt
 
