@@ -2,15 +2,22 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+BASE := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
 
 .PHONY: test demo lint pytest lit bench clean venv
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# irax and its runtime dependencies only: all the demo needs
+$(BASE): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $(BASE)
+
+# plus the test toolchain and oracles (JAX, pytest, lit, ruff, ...)
+$(STAMP): $(BASE)
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
@@ -25,7 +32,7 @@ pytest: $(STAMP)
 lit: $(STAMP)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/lit -sv tests/lit
 
-demo: $(STAMP)
+demo: $(BASE)
 	$(PY) examples/quickstart.py
 
 bench: $(STAMP)
