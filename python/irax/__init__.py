@@ -6,8 +6,8 @@
     f = irax.jit(lambda x: jnp.sin(x) * 2.0)
 """
 
+from irax import ad_checkpoint, dtypes, errors, ir, random, tree, tree_util, typing  # noqa: F401
 from irax import dialect as _dialect  # noqa: F401 - registers the op families
-from irax import errors, ir, random, tree, tree_util  # noqa: F401
 from irax.config import config  # noqa: F401
 from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
 from irax.runtime.array import Array  # noqa: F401
@@ -28,13 +28,8 @@ from irax.transforms.autodiff import (  # noqa: F401
     value_and_grad,
     vjp,
 )
-from irax.transforms.custom_derivatives import (  # noqa: F401
-    checkpoint,
-    checkpoint_policies,
-    custom_jvp,
-    custom_vjp,
-    remat,
-)
+from irax.transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
+from irax.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from irax.transforms.jit import (  # noqa: F401
     block_until_ready,
     clear_caches,
@@ -42,11 +37,14 @@ from irax.transforms.jit import (  # noqa: F401
     device_put,
     eval_shape,
     jit,
+    typeof,
 )
 from irax.transforms.shard import pmap  # noqa: F401
 from irax.transforms.vectorize import vmap  # noqa: F401
 
 __version__ = "0.1.0"
+
+jacobian = jacrev  # JAX's alias
 
 
 def compile_stats() -> dict:

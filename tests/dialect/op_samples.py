@@ -84,6 +84,7 @@ SAMPLES = {
                       dict(direction="NE"))],
     "irax.select": [((_b(3), _f(3), _f(3)), {})],
     "irax.stop_gradient": [((_f(3),), {})],
+    "irax.checkpoint_name": [((_f(3),), dict(name="h"))],
     "irax.transfer": [((_f(3),), dict(device=0)),
                       ((np.arange(3, dtype=np.uint32),), dict(device=0))],
     "irax.real": [((np.array([1 + 2j, -3j], np.complex64),), {})],

@@ -66,21 +66,24 @@ def jvp_body(ctx, b: ADBuilder, fn, primals_in, tangents_in):
     raise IRError(f"irax-autodiff: @{funcs.symbol_name(fn)} has no return")
 
 
-def jvp_op(b: ADBuilder, op, ins, dins):
-    """Copies ``op`` and emits its tangent with the op class's rule."""
+def jvp_op(b: ADBuilder, op, ins, dins, outs=None):
+    """Copies ``op`` and emits its tangent with the op class's rule. With ``outs`` (the
+    op's results, known already: saved by a checkpoint) the op is not copied; an op whose
+    rule computes results and tangents together recomputes them for the tangent only."""
     cls = lookup(op.name)
     if cls is None:
         raise IRError(f"{op.location}: error: irax-autodiff cannot differentiate '{op.name}'")
     if cls.jvp_full is not None and any(t is not None for t in dins):
         extra = {"op": op} if cls.region_op else {}  # region rules read the regions
         try:
-            outs, douts = cls.jvp_full(b, ins, dins, [mlir.aval_of(r) for r in op.results],
-                                       **extra, **cls.decode_attrs(op))
+            new_outs, douts = cls.jvp_full(b, ins, dins, [mlir.aval_of(r) for r in op.results],
+                                           **extra, **cls.decode_attrs(op))
         except OpError as e:
             raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-        return list(outs), list(douts)
-    new = funcs.clone_op(op, ins, b.ir.ip)
-    outs = list(new.results)
+        return list(new_outs if outs is None else outs), list(douts)
+    if outs is None:
+        outs = list(funcs.clone_op(op, ins, b.ir.ip).results)
+    outs = list(outs)
     if not cls.differentiable or all(t is None for t in dins):
         return outs, [None] * len(outs)
     if cls.jvp is None:

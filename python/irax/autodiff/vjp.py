@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from irax.autodiff.builder import ADBuilder, Lin
 from irax.autodiff.jvp import jvp_op
+from irax.autodiff.remat import saved_values_reader, saving_forward
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
@@ -27,31 +28,35 @@ from irax.dialect.rules import has_tangent
 
 
 def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
-                 ct_outputs: tuple[bool, ...]) -> str:
+                 ct_outputs: tuple[bool, ...], policy: str | None = None) -> str:
     """The name of the generated ``@name_vjp`` for inputs ``wrt`` and outputs
-    ``ct_outputs`` (which receive cotangents)."""
-    key = ("vjp", name, wrt, ct_outputs)
+    ``ct_outputs`` (which receive cotangents). With a checkpoint ``policy`` it takes the
+    values ``saving_forward`` saved after the inputs: ``(x..., saved..., ct_y...)``."""
+    key = ("vjp", name, wrt, ct_outputs, policy)
     if key in ctx.cache:
         return ctx.cache[key]
     fn = ctx.callee(name)
     in_avals, out_avals = funcs.signature(fn)
     if len(wrt) != len(in_avals) or len(ct_outputs) != len(out_avals):
         raise IRError(f"irax-autodiff: bad vjp masks for @{name}")
+    saved_avals = saving_forward(ctx, name, policy)[1] if policy else []
     ct_avals = [a for a, m in zip(out_avals, ct_outputs) if m]
     new_name = funcs.unique_name(ctx.module, f"{name}_vjp")
     ctx.cache[key] = new_name
-    new_fn, block = funcs.create_function(ctx.module, new_name, in_avals + ct_avals)
+    new_fn, block = funcs.create_function(ctx.module, new_name,
+                                          in_avals + saved_avals + ct_avals)
     ctx.add_symbol(new_fn)
     args = list(block.arguments)
-    n = len(in_avals)
+    n, k = len(in_avals), len(saved_avals)
+    known = saved_values_reader(policy, args[n:n + k]) if policy else None
     tape: list = []
     fwd = ADBuilder(IRBuilder.at_end(block), tape, ctx=ctx)
     lin_in = [Lin(a) if (w and has_tangent(a)) else None for a, w in zip(in_avals, wrt)]
-    outs, lin_out = linearize_body(ctx, fwd, fn, args[:n], lin_in)
+    outs, lin_out = linearize_body(ctx, fwd, fn, args[:n], lin_in, known)
 
     cts: dict[int, object] = {}
     bwd = ADBuilder(IRBuilder.at_end(block), ctx=ctx)
-    ct_args = iter(args[n:])
+    ct_args = iter(args[n + k:])
     for lin, m in zip(lin_out, ct_outputs):
         ct = next(ct_args) if m else None
         if ct is not None and isinstance(lin, Lin):
@@ -66,9 +71,10 @@ def vjp_function(ctx, name: str, wrt: tuple[bool, ...],
     return new_name
 
 
-def linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
+def linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in, known=None):
     """Emits ``fn``'s primal ops through ``b`` (calls inlined) and records its tangent ops
-    on ``b``'s tape; returns ``(outputs, output tangents)``."""
+    on ``b``'s tape; returns ``(outputs, output tangents)``. ``known(op)``, when given, is
+    the results of an op that are known already (a checkpoint's saved values) or None."""
     block = fn.regions[0].blocks[0]
     primal = dict(zip(block.arguments, primals_in))
     tangent = dict(zip(block.arguments, lins_in))
@@ -79,10 +85,10 @@ def linearize_body(ctx, b: ADBuilder, fn, primals_in, lins_in):
             return ins, dins
         if is_plain_call(op):
             callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
-            outs, douts = linearize_body(ctx, b, callee, ins, dins)
+            outs, douts = linearize_body(ctx, b, callee, ins, dins, known)
         else:
             try:
-                outs, douts = jvp_op(b, op, ins, dins)
+                outs, douts = jvp_op(b, op, ins, dins, known and known(op))
             except OpError as e:
                 raise IRError(f"{op.location}: error: {e}") from None
         for r, v, t in zip(op.results, outs, douts):

@@ -7,7 +7,7 @@ import math
 import ml_dtypes  # noqa: F401 - registers bfloat16 and friends with NumPy
 import numpy as np
 
-from irax.core.dtypes import canonicalize_dtype, short_name
+from irax.core.dtypes import short_name
 
 
 class ShapedArray:
@@ -64,17 +64,30 @@ class ShapedArray:
         weak = ", weak_type=True" if self.weak_type else ""
         return f"ShapedArray({self.str_short()}{weak})"
 
+    def __str__(self) -> str:   # JAX's: ``~float32[]`` for a weak scalar
+        return ("~" if self.weak_type else "") + self.str_short()
+
 
 class ShapeDtypeStruct:
-    """A shape and dtype standing for an array argument (``jax.ShapeDtypeStruct``)."""
+    """A shape and dtype standing for an array argument (``jax.ShapeDtypeStruct``).
+
+    The dtype is kept as given (as in JAX); it is canonicalised where the struct becomes
+    an abstract value (``jit(f).lower(ShapeDtypeStruct((3,), jnp.float64))`` is float32
+    without x64).
+    """
 
     __slots__ = ("shape", "dtype", "sharding", "weak_type")
 
     def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
+        if dtype is None:
+            raise ValueError("ShapeDtypeStruct: dtype must be specified.")
         self.shape = tuple(int(d) for d in shape)
-        self.dtype = canonicalize_dtype(dtype)
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:
+            self.dtype = np.dtype(dtype.dtype)   # jnp.float32 and other dtype-likes
         self.sharding = sharding
-        self.weak_type = weak_type
+        self.weak_type = bool(weak_type)
 
     @property
     def ndim(self) -> int:
@@ -84,12 +97,25 @@ class ShapeDtypeStruct:
     def size(self) -> int:
         return math.prod(self.shape)
 
+    def update(self, **kwargs) -> ShapeDtypeStruct:
+        """A copy with some of ``shape``, ``dtype``, ``sharding``, ``weak_type`` replaced."""
+        unknown = set(kwargs) - set(self.__slots__)
+        if unknown:
+            raise TypeError(f"ShapeDtypeStruct.update got unexpected keyword arguments "
+                            f"{sorted(unknown)}")
+        fields = {k: getattr(self, k) for k in self.__slots__}
+        fields.update(kwargs)
+        return ShapeDtypeStruct(**fields)
+
     def __eq__(self, other) -> bool:
         return (isinstance(other, ShapeDtypeStruct) and self.shape == other.shape
-                and self.dtype == other.dtype and self.weak_type == other.weak_type)
+                and self.dtype == other.dtype and self.weak_type == other.weak_type
+                and self.sharding == other.sharding)
 
     def __hash__(self) -> int:
         return hash((self.shape, self.dtype, self.weak_type))
 
     def __repr__(self) -> str:
-        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name})"
+        sharding = f", sharding={self.sharding}" if self.sharding is not None else ""
+        weak = ", weak_type=True" if self.weak_type else ""
+        return f"ShapeDtypeStruct(shape={self.shape}, dtype={self.dtype.name}{sharding}{weak})"

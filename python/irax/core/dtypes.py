@@ -36,7 +36,8 @@ __all__ = [
     "dtype_of", "check_python_int", "promote_types", "result_type", "issubdtype", "is_float",
     "is_complex", "is_int", "is_unsigned", "is_signed", "is_bool", "is_inexact",
     "to_inexact_dtype", "to_complex_dtype", "real_dtype", "finfo", "iinfo", "sum_dtype",
-    "mlir_element_type", "dtype_from_mlir", "short_name",
+    "mlir_element_type", "dtype_from_mlir", "short_name", "extended", "prng_key",
+    "itemsize_bits", "scalar_type_of",
 ]
 
 
@@ -491,9 +492,26 @@ def _as_dtype(x: Any) -> np.dtype:
     return _to_np_dtype(x)
 
 
+class extended(np.generic):  # noqa: N801 - JAX's name
+    """The abstract category of dtypes NumPy does not have (``jax.dtypes.extended``)."""
+
+
+class prng_key(extended):  # noqa: N801 - JAX's name
+    """The category of typed PRNG key dtypes (``jax.dtypes.prng_key``):
+    ``issubdtype(key.dtype, prng_key)``."""
+
+
 def issubdtype(a: Any, b: Any) -> bool:
     """``np.issubdtype`` that knows bfloat16 and the fp8 types are floating and the 2/4-bit ints
-    are integers."""
+    are integers; key dtypes (with a ``type`` in :class:`extended`) are extended."""
+    category = getattr(a, "type", None)
+    if not isinstance(a, (np.dtype, type)) and isinstance(category, type) \
+            and issubclass(category, extended):
+        if isinstance(b, type) and issubclass(b, np.generic):
+            return issubclass(category, b)
+        return a == b
+    if isinstance(b, type) and b in (extended, prng_key):
+        return isinstance(a, type) and issubclass(a, b)
     if isinstance(a, type) and a in _ABSTRACT:
         return bool(np.issubdtype(a, b))
     a_dt = _as_dtype(a)
@@ -579,6 +597,28 @@ def iinfo(dt: Any):
     """Machine limits of an integer dtype (the 2/4-bit ints included)."""
     d = _as_dtype(dt)
     return ml_dtypes.iinfo(d) if d in _CUSTOM else np.iinfo(d)
+
+
+def itemsize_bits(dt: Any) -> int:
+    """The size of one element in bits (``jax.dtypes.itemsize_bits``): 4 for int4, 8 for
+    float8_e5m2, 32 for float32."""
+    d = _as_dtype(dt)
+    if d == float0:
+        return 0
+    if d in _small_ints:
+        return iinfo(d).bits
+    if d in _small_floats:
+        return {"f4": 4, "f6": 6}.get(_MLIR_NAME[d][:2], 8)
+    return d.itemsize * 8
+
+
+_SCALAR_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def scalar_type_of(x: Any) -> type:
+    """The Python scalar type of a value's dtype (``jax.dtypes.scalar_type_of``):
+    ``float`` for ``1.0`` or a float32 array, ``int`` for int8, ``bool`` for bool."""
+    return _SCALAR_TYPES[_kind(dtype_of(x))]
 
 
 def sum_dtype(dt: Any) -> np.dtype:

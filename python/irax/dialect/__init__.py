@@ -14,6 +14,7 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     linalg,
     random,
     reduction,
+    remat,
     scatter,
     shape,
     shard,

@@ -27,10 +27,9 @@ from irax.dialect.base import Op, OpError
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import Call
 from irax.dialect.elementwise import batch_elementwise
+from irax.dialect.remat import parse_policy
 from irax.dialect.rules import has_tangent
 from irax.dialect.transform import TransformOp
-
-CHECKPOINT_POLICIES = ("nothing_saveable", "everything_saveable")
 
 
 class Differentiation(TransformOp):
@@ -140,16 +139,17 @@ class ValueAndGrad(Grad):
     returns_value = True
 
 
-def tape_vjp(b, callee: str, tangents):
+def tape_vjp(b, callee: str, tangents, policy: str | None = None):
     """For a tape entry that stands for a call of ``callee`` with ``tangents`` (``Lin``
     where linear): the callee's signature, which operands get cotangents (``wrt``), which
-    results have tangents (``ct_mask``) and the VJP function for them.
+    results have tangents (``ct_mask``) and the VJP function for them (reading the values
+    a checkpoint ``policy`` saved, when given).
 
     Returns ``(name, ins, outs, wrt, ct_mask)``."""
     ins, outs = funcs.signature(b.ctx.callee(callee))
     wrt = tuple(b.is_linear(t) for t in tangents)
     ct_mask = tuple(has_tangent(a) for a in outs)
-    return b.ctx.vjp(callee, wrt, ct_mask), ins, outs, wrt, ct_mask
+    return b.ctx.vjp(callee, wrt, ct_mask, policy), ins, outs, wrt, ct_mask
 
 
 class StopGradient(Op):
@@ -288,8 +288,10 @@ class _CustomVjpBackward:
 
 class Checkpoint(CallLike):
     """A call recomputed in the backward pass instead of storing its intermediates
-    (``checkpoint``/``remat``). ``policy``: ``nothing_saveable`` (recompute everything;
-    the default) or ``everything_saveable`` (an ordinary call)."""
+    (``checkpoint``/``remat``). ``policy`` (a policy expression, ``dialect.remat``) says
+    which intermediates are saved: ``nothing_saveable`` (the default) recomputes all,
+    ``everything_saveable`` is an ordinary call, ``dots_saveable`` keeps the dots' results
+    and recomputes the rest, and so on."""
 
     name = "irax.checkpoint"
     attributes = {"callee": A.Symbol, "policy": A.Str}
@@ -297,10 +299,13 @@ class Checkpoint(CallLike):
     batch = classmethod(batch_call_like)
 
     @classmethod
+    def verify_symbols(cls, op, symbols) -> None:
+        super().verify_symbols(op, symbols)
+        parse_policy(cls.decode_attrs(op)["policy"])
+
+    @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, policy):
-        if policy not in CHECKPOINT_POLICIES:
-            raise OpError(f"unknown checkpoint policy {policy!r}; expected one of "
-                          f"{list(CHECKPOINT_POLICIES)}")
+        parse_policy(policy)
         if b.tape is None:
             tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
             res = b.call(b.ctx.jvp(callee), list(ins) + tans,
@@ -308,24 +313,31 @@ class Checkpoint(CallLike):
             return res[:len(out_avals)], res[len(out_avals):]
         if policy == "everything_saveable":
             return b.ctx.linearize(b, callee, ins, dins)
-        outs = b.call(callee, ins, out_avals)
-        lins = b.record(_CheckpointBackward, list(dins) + list(ins), out_avals,
-                        {"callee": callee, "num_args": len(ins)})
+        saved: list = []
+        if policy == "nothing_saveable":
+            outs = b.call(callee, ins, out_avals)
+        else:
+            fwd, saved_avals = b.ctx.checkpoint_forward(callee, policy)
+            res = b.call(fwd, ins, list(out_avals) + list(saved_avals))
+            outs, saved = res[:len(out_avals)], res[len(out_avals):]
+        lins = b.record(_CheckpointBackward, list(dins) + list(ins) + list(saved), out_avals,
+                        {"callee": callee, "num_args": len(ins), "policy": policy})
         return outs, lins
 
 
 class _CheckpointBackward:
     """Tape entry of a checkpointed call: its transpose re-runs the forward pass inside
-    the callee's VJP."""
+    the callee's VJP, reading the values the policy saved."""
 
     name = "irax.checkpoint"
 
     @classmethod
-    def transpose(cls, b, ct, *operands, callee, num_args):
+    def transpose(cls, b, ct, *operands, callee, num_args, policy):
         cts = ct if isinstance(ct, list) else [ct]
-        tangents, primals = operands[:num_args], operands[num_args:]
-        name, ins, outs, wrt, ct_mask = tape_vjp(b, callee, tangents)
+        tangents, rest = operands[:num_args], operands[num_args:]
+        name, ins, outs, wrt, ct_mask = tape_vjp(
+            b, callee, tangents, None if policy == "nothing_saveable" else policy)
         cts = [b.instantiate(c, a) for c, a, m in zip(cts, outs, ct_mask) if m]
-        res = b.call(name, list(primals) + cts, list(outs) + [a for a, w in zip(ins, wrt) if w])
+        res = b.call(name, list(rest) + cts, list(outs) + [a for a, w in zip(ins, wrt) if w])
         arg_cts = iter(res[len(outs):])
-        return [next(arg_cts) if w else None for w in wrt] + [None] * len(primals)
+        return [next(arg_cts) if w else None for w in wrt] + [None] * len(rest)

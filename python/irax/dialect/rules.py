@@ -53,9 +53,15 @@ class TransformContext(Protocol):
     def jvp(self, name: str) -> str:
         """``@name_jvp(x..., dx...) -> (y..., dy...)``."""
 
-    def vjp(self, name: str, wrt: tuple[bool, ...], ct_outputs: tuple[bool, ...]) -> str:
+    def vjp(self, name: str, wrt: tuple[bool, ...], ct_outputs: tuple[bool, ...],
+            policy: str | None = None) -> str:
         """``@name_vjp(x..., ct_y...) -> (y..., ct_x...)`` for the inputs ``wrt`` and the
-        outputs ``ct_outputs`` that receive cotangents."""
+        outputs ``ct_outputs`` that receive cotangents. With a checkpoint ``policy``:
+        ``(x..., saved..., ct_y...)``, the saved values from ``checkpoint_forward``."""
+
+    def checkpoint_forward(self, name: str, policy: str) -> tuple[str, list[ShapedArray]]:
+        """``@name_fwd(x...) -> (y..., saved...)``: also the results of the ops the
+        checkpoint ``policy`` saves; returns the name and the saved values' avals."""
 
     def vmap(self, name: str, in_dims: tuple, out_axes: tuple | None, axis_size: int,
              axis_name: str) -> str:

@@ -71,6 +71,22 @@ float8_e4m3fn = _scalar_type(ml_dtypes.float8_e4m3fn, "float8_e4m3fn")
 float8_e5m2 = _scalar_type(ml_dtypes.float8_e5m2, "float8_e5m2")
 int4 = _scalar_type(ml_dtypes.int4, "int4")
 uint4 = _scalar_type(ml_dtypes.uint4, "uint4")
+int2 = _scalar_type(ml_dtypes.int2, "int2")
+uint2 = _scalar_type(ml_dtypes.uint2, "uint2")
+# 1-bit ints: dtype-likes only (their MLIR type i1 is bool's; no array can hold them)
+int1 = _scalar_type(ml_dtypes.int1, "int1")
+uint1 = _scalar_type(ml_dtypes.uint1, "uint1")
+float8_e3m4 = _scalar_type(ml_dtypes.float8_e3m4, "float8_e3m4")
+float8_e4m3 = _scalar_type(ml_dtypes.float8_e4m3, "float8_e4m3")
+float8_e4m3b11fnuz = _scalar_type(ml_dtypes.float8_e4m3b11fnuz, "float8_e4m3b11fnuz")
+float8_e4m3fnuz = _scalar_type(ml_dtypes.float8_e4m3fnuz, "float8_e4m3fnuz")
+float8_e5m2fnuz = _scalar_type(ml_dtypes.float8_e5m2fnuz, "float8_e5m2fnuz")
+float8_e8m0fnu = _scalar_type(ml_dtypes.float8_e8m0fnu, "float8_e8m0fnu")
+float6_e2m3fn = _scalar_type(ml_dtypes.float6_e2m3fn, "float6_e2m3fn")
+float6_e3m2fn = _scalar_type(ml_dtypes.float6_e3m2fn, "float6_e3m2fn")
+float4_e2m1fn = _scalar_type(ml_dtypes.float4_e2m1fn, "float4_e2m1fn")
+object_ = np.object_      # JAX's too: a NumPy name; arrays of objects are refused
+ComplexWarning = np.exceptions.ComplexWarning
 
 bool = bool_  # noqa: A001
 int_, uint, float_, complex_ = int64, uint64, float64, complex128

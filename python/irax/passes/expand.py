@@ -18,6 +18,7 @@ After (irax-expand-transforms):
 from __future__ import annotations
 
 from irax.autodiff.jvp import jvp_function
+from irax.autodiff.remat import saving_forward
 from irax.autodiff.vjp import linearize_body, vjp_function
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
@@ -54,8 +55,11 @@ class ExpandContext:
     def jvp(self, name: str) -> str:
         return jvp_function(self, name)
 
-    def vjp(self, name: str, wrt, ct_outputs) -> str:
-        return vjp_function(self, name, tuple(wrt), tuple(ct_outputs))
+    def vjp(self, name: str, wrt, ct_outputs, policy: str | None = None) -> str:
+        return vjp_function(self, name, tuple(wrt), tuple(ct_outputs), policy)
+
+    def checkpoint_forward(self, name: str, policy: str):
+        return saving_forward(self, name, policy)
 
     def vmap(self, name: str, in_dims, out_axes, axis_size: int, axis_name: str) -> str:
         return vmap_function(self, name, tuple(in_dims),

@@ -30,6 +30,7 @@ class KeyDType:
     """The dtype of typed threefry keys, ``key<fry>``."""
 
     name = "key<fry>"
+    type = dtypes.prng_key   # issubdtype(key.dtype, irax.dtypes.prng_key)
 
     def __repr__(self) -> str:
         return self.name

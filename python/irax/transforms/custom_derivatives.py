@@ -1,9 +1,9 @@
-"""User-defined derivatives and rematerialization: ``custom_jvp``, ``custom_vjp``,
-``stop_gradient``, ``checkpoint``/``remat``.
+"""User-defined derivatives: ``custom_jvp``, ``custom_vjp``, ``stop_gradient``
+(rematerialization is in ``transforms/checkpoint.py``).
 
 Outside any transformation these run the plain function. Under a trace they record the
-function and its rules as private functions and emit ``irax.custom_jvp_call``,
-``irax.custom_vjp_call`` or ``irax.checkpoint`` (see ``dialect/autodiff_ops.py``).
+function and its rules as private functions and emit ``irax.custom_jvp_call``
+or ``irax.custom_vjp_call`` (see ``dialect/autodiff.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import threading
 from typing import Callable
 
 from irax.core import dtypes, tree_util
-from irax.dialect.autodiff import Checkpoint, CustomJvpCall, CustomVjpCall, StopGradient
+from irax.dialect.autodiff import CustomJvpCall, CustomVjpCall, StopGradient
 from irax.frontend.callee import (
     apply_transform,
     fun_name,
@@ -273,55 +273,3 @@ def _zeros(aval):
     import numpy as np
 
     return np.zeros(aval.shape, aval.dtype)
-
-
-class checkpoint_policies:  # noqa: N801 - JAX's name
-    """Which intermediates ``checkpoint`` may keep for the backward pass."""
-
-    @staticmethod
-    def nothing_saveable(*_, **__) -> bool:
-        return False
-
-    @staticmethod
-    def everything_saveable(*_, **__) -> bool:
-        return True
-
-
-_POLICY_NAMES = {checkpoint_policies.nothing_saveable: "nothing_saveable",
-                 checkpoint_policies.everything_saveable: "everything_saveable", None:
-                 "nothing_saveable"}
-
-
-def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None,
-               static_argnums=()) -> Callable:
-    """Recompute ``fun``'s intermediates in the backward pass instead of storing them
-    (``jax.checkpoint``). Policies: ``checkpoint_policies.nothing_saveable`` (default)
-    and ``everything_saveable``."""
-    if fun is None:
-        return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums)
-    if policy not in _POLICY_NAMES:
-        raise NotImplementedError(
-            f"irax.checkpoint: policy {policy!r} is not supported; use "
-            "checkpoint_policies.nothing_saveable or checkpoint_policies.everything_saveable")
-    policy_name = _POLICY_NAMES[policy]
-    static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
-        tuple(static_argnums)
-
-    @functools.wraps(fun, updated=())
-    def remat_f(*args, **kwargs):
-        if current_trace() is None:
-            return fun(*args, **kwargs)
-        static, dyn = _split_nondiff(args, static_argnums)
-        n = len(args)
-        leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-        callee = trace_callee(lambda *d, **k: fun(*_merge(static, d, n), **k), leaves, in_tree,
-                              fun_symbol(fun) + "_remat", fun_name(fun))
-        outs = apply_transform(Checkpoint, callee, lambda caps: list(leaves) + caps,
-                               callee.out_avals, policy=policy_name)
-        return tree_util.tree_unflatten(callee.out_tree, outs)
-
-    return remat_f
-
-
-remat = checkpoint

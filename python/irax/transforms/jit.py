@@ -68,7 +68,7 @@ def abstractify(x, fun=None, path: str = "") -> ShapedArray:
         except TypeError:
             raise _bad_arg(x, fun, path) from None
     if isinstance(x, ShapeDtypeStruct):
-        return ShapedArray(x.shape, x.dtype, x.weak_type)
+        return ShapedArray(x.shape, dtypes.canonicalize_dtype(x.dtype), x.weak_type)
     raise _bad_arg(x, fun, path)
 
 
@@ -424,6 +424,15 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
     if fun is None:
         return lambda f: JitFunction(f, **opts)
     return JitFunction(fun, **opts)
+
+
+def typeof(x) -> ShapedArray:
+    """The abstract value of ``x`` (``jax.typeof``): ``typeof(1.0)`` is ``~float32[]``,
+    ``typeof(jnp.ones(3))`` is ``float32[3]``."""
+    if isinstance(x, (bool, int, float, complex, np.ndarray, np.generic, ShapeDtypeStruct)) \
+            or isinstance(getattr(x, "aval", None), ShapedArray):
+        return abstractify(x, None, "x")
+    raise TypeError(f"Argument {x!r} of type {type(x)} is not a valid JAX type")
 
 
 def eval_shape(fun: Callable, *args, **kwargs):

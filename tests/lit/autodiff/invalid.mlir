@@ -38,3 +38,25 @@ func.func @missing_callee(%x: tensor<f32>) -> tensor<f32> {
   %g = "irax.grad"(%x) {callee = @nothere, argnums = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
 }
+
+// -----
+
+func.func @bad_policy(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'irax.checkpoint' op unknown checkpoint policy 'dots_savable'; expected one of ['nothing_saveable', 'everything_saveable', 'dots_saveable', 'dots_with_no_batch_dims_saveable', 'save_only_these_names', 'save_any_names_but_these'], save_from_both_policies or custom}}
+  %0 = "irax.checkpoint"(%x) {callee = @blk, policy = "dots_savable"} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @blk(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
+
+// -----
+
+func.func @foreign_policy(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'irax.checkpoint' op checkpoint policy 'custom(7)' names a Python function of another process}}
+  %0 = "irax.checkpoint"(%x) {callee = @blk, policy = "custom(7)"} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+func.func private @blk(%x: tensor<f32>) -> tensor<f32> {
+  return %x : tensor<f32>
+}
