@@ -19,7 +19,10 @@ def _element_type(dtype: np.dtype):
     rt = runtime()
     et = rt.array_interop.map_dtype_to_element_type(dtype)
     if et is None:
-        raise TypeError(f"irax: dtype {dtype} has no IREE element type")
+        raise TypeError(
+            f"irax: arrays of dtype {dtype} cannot enter or leave compiled code: the IREE "
+            "runtime has no element type for it (such arrays work eagerly; convert them with "
+            ".astype to a supported dtype before jit)")
     return et
 
 

@@ -294,6 +294,13 @@ def _session(flags: tuple[str, ...]):
     return s
 
 
+_UNSUPPORTED_ELEMENT_TYPE = "'hal.element_type' op unsupported element type"
+_FRACTIONAL_BYTES = "does not have integral number of total bytes"
+#: the sub-byte and exotic float dtypes IREE 3.13's compiler and runtime do not carry
+_NO_ELEMENT_TYPE = ("int2", "uint2", "int4", "uint4", "float8_e3m4", "float8_e4m3",
+                    "float8_e4m3b11fnuz", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
+
+
 def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
     from iree.compiler.api import Output, Source  # import cost: IREE loads on first use
 
@@ -310,6 +317,15 @@ def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
         inv.close()
         session.close()
     if not ok:
+        if _UNSUPPORTED_ELEMENT_TYPE in err.text:
+            raise TypeError(
+                f"irax: IREE cannot compile {name}: it computes with a dtype IREE has no element "
+                f"type for ({', '.join(_NO_ELEMENT_TYPE)}); such arrays work eagerly only")
+        if _FRACTIONAL_BYTES in err.text:
+            raise TypeError(
+                f"irax: IREE cannot compile {name}: it holds an array of a sub-byte dtype (int2, "
+                "int4, ...) whose size is not a whole number of bytes; such arrays work eagerly "
+                "only")
         raise CompilationError(f"irax: IREE failed to compile {name}:\n{err.text.strip()}")
     return vmfb
 
