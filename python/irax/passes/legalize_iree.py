@@ -23,6 +23,9 @@ pattern):
   expected number of yield values").
 - ``stablehlo.reverse`` and ``flow.tensor.transfer`` of unsigned integers: done on signless
   integers (IREE 3.13 fails to legalize them on unsigned tensors).
+- ``stablehlo.dot_general`` of an operand converted from bool or uint8/uint16: a barrier
+  between (IREE 3.13 fuses the widening into the contraction and sign-extends it: silently
+  wrong results, or a failure on bool).
 - donation: ``jax.buffer_donor`` on a function argument becomes IREE's
   ``iree.abi.output = j`` (aliasing it with an unclaimed result of the same type), so
   IREE writes that result into the argument's buffer.
@@ -361,6 +364,60 @@ def legalize_signless(op) -> None:
     _replace(op, [lb.op("stablehlo.bitcast_convert", [new.results[0]], aval)])
 
 
+# ---- dots of widened unsigned integers ----------------------------------------------------
+class StableHLODotGeneral(U.UpstreamOp):
+    """``stablehlo.dot_general`` (the op ``legalize_unsigned_dot`` guards)."""
+
+    name = "stablehlo.dot_general"
+
+
+class StableHLOConvert(U.UpstreamOp):
+    name = "stablehlo.convert"
+
+
+class StableHLOBroadcastInDim(U.UpstreamOp):
+    name = "stablehlo.broadcast_in_dim"
+
+
+class StableHLOTranspose(U.UpstreamOp):
+    name = "stablehlo.transpose"
+
+
+class StableHLOReshape(U.UpstreamOp):
+    name = "stablehlo.reshape"
+
+
+#: ops that carry a value to a dot unchanged but for layout or width (IREE fuses through them)
+_CARRIERS = (StableHLOConvert, StableHLOBroadcastInDim, StableHLOTranspose, StableHLOReshape)
+
+
+def _widened_unsigned(value) -> bool:
+    """Whether ``value`` is widened from bool or an unsigned integer narrower than 32 bits
+    by a chain of converts and layout ops."""
+    for _ in range(8):
+        owner = value.owner
+        if not hasattr(owner, "operation") or op_class(owner) not in _CARRIERS:
+            return False
+        value = owner.operands[0]
+        if op_class(owner) is StableHLOConvert:
+            src = mlir.aval_of(value).dtype
+            if src == np.bool_ or (src.kind == "u" and src.itemsize < 4):
+                return True
+    return False
+
+
+def legalize_unsigned_dot(op) -> None:
+    """A barrier between a dot and an operand widened from bool or a narrow unsigned integer:
+    IREE 3.13 fuses the widening into the contraction and then sign-extends (a uint8 200
+    reads as -56: silent wrong results) or fails on bool ("'linalg.vecmat' op expected type
+    of bb argument")."""
+    for i, x in enumerate(list(op.operands)):
+        if _widened_unsigned(x):
+            lb = _builder(op)
+            op.operands[i] = lb.create("stablehlo.optimization_barrier", [x],
+                                       [x.type]).results[0]
+
+
 # ---- donation --------------------------------------------------------------------------------
 def alias_donated_arguments(fn) -> None:
     """``jax.buffer_donor`` arguments -> ``iree.abi.output = j`` with ``j`` the first
@@ -392,4 +449,5 @@ PATTERNS = {
     U.StableHLOReverse: legalize_signless,
     U.FlowTransfer: legalize_signless,
     U.FuncFunc: alias_donated_arguments,
+    StableHLODotGeneral: legalize_unsigned_dot,
 }
