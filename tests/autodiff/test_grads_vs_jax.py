@@ -81,3 +81,13 @@ def test_jvp_matches_jax(name):
     _, ours = irax.jvp(lambda x: f(jnp, x), (x,), (t,))
     _, theirs = jax.jvp(lambda x: f(jjnp, x), (x,), (t,))
     np.testing.assert_allclose(np.asarray(ours), np.asarray(theirs), rtol=2e-5, atol=2e-6)
+
+
+def test_grad_of_complex_abs_at_zero_is_zero_as_in_jax():
+    def f(m):
+        return lambda x: m.abs(x * (1 + 1j)).sum()
+
+    x = np.array([0.0, 1.0, -2.0], np.float32)
+    want = np.asarray(jax.grad(f(jjnp))(x))
+    np.testing.assert_allclose(np.asarray(irax.grad(f(jnp))(x)), want, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(irax.jit(irax.grad(f(jnp)))(x)), want, rtol=1e-6)

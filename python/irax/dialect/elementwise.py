@@ -244,9 +244,10 @@ class Abs(ElementwiseUnary):
     @classmethod
     def jvp(cls, b, primals, tangents, outs):
         (x,), (dx,), (y,) = primals, tangents, outs
-        if dtypes.is_complex(b.aval(x).dtype):  # d|z| = Re(conj(z) dz) / |z|
+        if dtypes.is_complex(b.aval(x).dtype):  # d|z| = Re(conj(z) dz) / |z|, 0 at z = 0 (JAX)
             conj = b.complex(b.real(x), b.neg(b.imag(x)))
-            return b.div(b.real(b.mul(conj, dx)), y)
+            zero = b.compare(y, b.full_like(y, 0), direction="EQ")
+            return b.div(b.real(b.mul(conj, dx)), b.select(zero, b.full_like(y, 1), y))
         # grad(abs)(0) == 1, as in JAX
         nonneg = b.compare(x, b.full_like(x, 0), direction="GE")
         return b.select(nonneg, dx, b.neg(dx))
