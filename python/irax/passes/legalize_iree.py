@@ -26,6 +26,8 @@ pattern):
 - ``stablehlo.dot_general`` of an operand converted from bool or uint8/uint16: a barrier
   between (IREE 3.13 fuses the widening into the contraction and sign-extends it: silently
   wrong results, or a failure on bool).
+- ``stablehlo.power`` of floats: ``|x| ** y`` with C's sign and NaN rules put back (IREE
+  3.13 computes ``exp(y * log(x))``: NaN for a negative base and an integer exponent).
 - donation: ``jax.buffer_donor`` on a function argument becomes IREE's
   ``iree.abi.output = j`` (aliasing it with an unclaimed result of the same type), so
   IREE writes that result into the argument's buffer.
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.core.errors import IRError
 from irax.dialect import mlir
@@ -418,6 +421,46 @@ def legalize_unsigned_dot(op) -> None:
                                        [x.type]).results[0]
 
 
+# ---- float power of a negative base ---------------------------------------------------------
+class StableHLOPower(U.UpstreamOp):
+    """``stablehlo.power`` (the op ``legalize_float_power`` rewrites)."""
+
+    name = "stablehlo.power"
+
+
+def legalize_float_power(op) -> None:
+    """A float power as ``|x| ** y`` with the sign and NaN rules of C's ``pow`` put back:
+    IREE 3.13 computes ``exp(y * log(x))``, so a negative base gave NaN even for an integer
+    exponent (``jnp.power(-2., 3.)``, ``(-0.) ** -3.``), and ``0 ** 0`` was NaN, not 1."""
+    out = mlir.aval_of(op.results[0])
+    if not dtypes.is_float(out.dtype):
+        return
+    x, y = op.operands
+    lb = _builder(op)
+
+    def full(value):
+        return lb.constant(np.full(out.shape, value, out.dtype))
+
+    def logical(name, *xs):
+        return lb.op(f"stablehlo.{name}", list(xs), out.update(dtype=np.dtype(np.bool_)))
+
+    r = lb.op("stablehlo.power", [lb.op("stablehlo.abs", [x], out), y], out)
+    y_int = lb.compare(lb.op("stablehlo.floor", [y], out), y, "EQ")
+    half = lb.op("stablehlo.multiply", [y, full(0.5)], out)
+    y_odd = logical("and", logical("and", y_int, logical("is_finite", y)),
+                    lb.compare(lb.op("stablehlo.floor", [half], out), half, "NE"))
+    bits = out.update(dtype=np.dtype(f"i{out.dtype.itemsize}"))
+    sign = lb.compare(lb.op("stablehlo.bitcast_convert", [x], bits),
+                      lb.constant(np.zeros(out.shape, bits.dtype)), "LT")
+    r = lb.op("stablehlo.select", [logical("and", sign, y_odd),
+                                   lb.op("stablehlo.negate", [r], out), r], out)
+    nan = logical("and", lb.compare(x, full(0), "LT"),
+                  logical("and", logical("is_finite", x), logical("not", y_int)))
+    r = lb.op("stablehlo.select", [nan, full(np.nan), r], out)
+    one = logical("or", lb.compare(y, full(0), "EQ"), lb.compare(x, full(1), "EQ"))
+    _replace(op, [lb.op("stablehlo.select", [one, full(1), r], out)])
+
+
 # ---- donation --------------------------------------------------------------------------------
 def alias_donated_arguments(fn) -> None:
     """``jax.buffer_donor`` arguments -> ``iree.abi.output = j`` with ``j`` the first
@@ -450,4 +493,5 @@ PATTERNS = {
     U.FlowTransfer: legalize_signless,
     U.FuncFunc: alias_donated_arguments,
     StableHLODotGeneral: legalize_unsigned_dot,
+    StableHLOPower: legalize_float_power,
 }
