@@ -61,7 +61,20 @@ def _setup(name, k):
         return out if not isinstance(out, list) else out[0]
 
     primals = tuple(operands[i] for i in wrt)
+    f.wrt = wrt  # the operand index of each primal
     return cls, f, primals
+
+
+def _tangents(cls, f, primals):
+    """Random directions; Hermitian ones where the op's derivative is defined only along
+    those (``cls.hermitian_tangents``)."""
+    out = []
+    for i, p in zip(f.wrt, primals):
+        t = _rng.standard_normal(np.shape(p))
+        if i in cls.hermitian_tangents:
+            t = (t + np.conj(np.swapaxes(t, -1, -2))) / 2
+        out.append(t)
+    return tuple(out)
 
 
 def _fd(f, primals, tangents, eps=1e-6):
@@ -78,7 +91,7 @@ def test_jvp_matches_finite_differences(name, k, x64):
     out = np.asarray(f(*primals))
     if not dtypes.is_inexact(out.dtype):
         pytest.skip("integer-valued result")
-    tangents = tuple(_rng.standard_normal(np.shape(p)) for p in primals)
+    tangents = _tangents(cls, f, primals)
     y, dy = irax.jvp(f, primals, tangents)
     np.testing.assert_allclose(np.asarray(y), out, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(dy), _fd(f, primals, tangents), rtol=1e-5, atol=1e-6)
@@ -90,7 +103,7 @@ def test_vjp_is_the_transpose_of_jvp(name, k, x64):
     out = np.asarray(f(*primals))
     if not dtypes.is_inexact(out.dtype):
         pytest.skip("integer-valued result")
-    tangents = tuple(_rng.standard_normal(np.shape(p)) for p in primals)
+    tangents = _tangents(cls, f, primals)
     ct = _rng.standard_normal(out.shape)
     if np.iscomplexobj(out):
         ct = ct + 1j * _rng.standard_normal(out.shape)

@@ -65,6 +65,7 @@ _BATCHED_SCATTER = dict(update_window_dims=(2,), inserted_window_dims=(1,),
                         input_batching_dims=(0,), scatter_indices_batching_dims=(0,))
 _ROW_IDX = _i([1], [4], [7], [-2], [1])
 _PATCH_IDX = _i([0, 0], [3, 1], [5, 2], [-1, 4], [3, 1])
+_UNIQUE_ROWS = _i([1], [4], [7], [0])
 _BATCH_IDX = np.array([[[0], [3]], [[2], [9]]], np.int32)
 _DIMS = dict(lhs_contracting_dimensions=(1,), rhs_contracting_dimensions=(0,))
 _BATCH_DIMS = dict(lhs_contracting_dimensions=(2,), rhs_contracting_dimensions=(1,),
@@ -143,6 +144,21 @@ CASES = [
     _case("scatter_add/batching-updates-only",
           _with(SC.ScatterAdd, [_r(2, 5, 2), _BATCH_IDX, None], **_BATCHED_SCATTER),
           _r(2, 2, 2)),
+    _case("scatter/rows-dropped-duplicates",
+          _with(SC.Scatter, [None, _ROW_IDX, None], **_ROWS_SCATTER), _r(6, 3), _r(5, 3)),
+    _case("scatter/patches", _with(SC.Scatter, [None, _PATCH_IDX, None], **_PATCHES_SCATTER),
+          _r(5, 4), _r(5, 2, 2)),
+    _case("scatter_mul/operand-duplicates",
+          _with(SC.ScatterMul, [None, _ROW_IDX, _r(5, 3)], **_ROWS_SCATTER), _r(6, 3)),
+    _case("scatter_mul/unique", _with(SC.ScatterMul, [None, _UNIQUE_ROWS, None],
+                                      **_ROWS_SCATTER, unique_indices=True),
+          _r(6, 3), _r(4, 3), adds_tangents=True),
+    _case("scatter_min/rows-dropped-duplicates",
+          _with(SC.ScatterMin, [None, _ROW_IDX, None], **_ROWS_SCATTER), _r(6, 3), _r(5, 3),
+          adds_tangents=True),
+    _case("scatter_max/patches", _with(SC.ScatterMax, [None, _PATCH_IDX, None],
+                                       **_PATCHES_SCATTER), _r(5, 4), _r(5, 2, 2),
+          adds_tangents=True),
     # reduction.py
     _case("reduce_sum", _op(R.ReduceSum, axes=(0, 2)), _r(2, 3, 4)),
     _case("reduce_sum/no-axes", _op(R.ReduceSum, axes=()), _r(2, 3)),
@@ -192,7 +208,8 @@ def _directions(primals):
 def test_every_structural_op_is_covered():
     covered = {cls.name for cls in (S.BroadcastInDim, S.Reshape, S.Transpose, S.Slice,
                                     S.Concatenate, S.Pad, S.Reverse, I.DynamicSlice,
-                                    I.DynamicUpdateSlice, I.Gather, SC.ScatterAdd, R.ReduceSum,
+                                    I.DynamicUpdateSlice, I.Gather, SC.ScatterAdd, SC.Scatter,
+                                    SC.ScatterMul, SC.ScatterMin, SC.ScatterMax, R.ReduceSum,
                                     R.ReduceMax, R.ReduceMin, R.ReduceProd, L.DotGeneral)}
     modules = {"irax.dialect.shape", "irax.dialect.indexing", "irax.dialect.scatter",
                "irax.dialect.reduction", "irax.dialect.linalg"}
@@ -302,6 +319,21 @@ def _jax_cases():
         ("scatter_add/patches", _with(SC.ScatterAdd, [None, _PATCH_IDX, None],
                                       **_PATCHES_SCATTER),
          lambda x, u: lax.scatter_add(x, _PATCH_IDX, u, sdn(**_PATCHES_SCATTER), mode=drop),
+         (_r(5, 4), _r(5, 2, 2))),
+        ("scatter/duplicates", _with(SC.Scatter, [None, _ROW_IDX, None], **_ROWS_SCATTER),
+         lambda x, u: lax.scatter(x, _ROW_IDX, u, sdn(**_ROWS_SCATTER), mode=drop),
+         (_r(6, 3), _r(5, 3))),
+        ("scatter_mul/unique", _with(SC.ScatterMul, [None, _UNIQUE_ROWS, None],
+                                     **_ROWS_SCATTER, unique_indices=True),
+         lambda x, u: lax.scatter_mul(x, _UNIQUE_ROWS, u, sdn(**_ROWS_SCATTER),
+                                      unique_indices=True, mode=drop),
+         (_r(6, 3), _r(4, 3))),
+        ("scatter_min", _with(SC.ScatterMin, [None, _ROW_IDX, None], **_ROWS_SCATTER),
+         lambda x, u: lax.scatter_min(x, _ROW_IDX, u, sdn(**_ROWS_SCATTER), mode=drop),
+         (_r(6, 3), _r(5, 3))),
+        ("scatter_max/patches", _with(SC.ScatterMax, [None, _PATCH_IDX, None],
+                                      **_PATCHES_SCATTER),
+         lambda x, u: lax.scatter_max(x, _PATCH_IDX, u, sdn(**_PATCHES_SCATTER), mode=drop),
          (_r(5, 4), _r(5, 2, 2))),
         ("reduce_max/ties", _op(R.ReduceMax, axes=(1,)), lambda x: lax.reduce_max(x, (1,)),
          (ties,)),

@@ -26,6 +26,14 @@ def test_the_compat_table_is_current():
         "`.venv/bin/python -m irax.cli.gen_compat_docs > docs/jax-compat.md`")
 
 
+def test_jax_numpy_coverage():
+    numpy = coverage("jax.numpy")
+    assert numpy.present >= 395, numpy.missing
+    for module in ("jax.numpy.linalg", "jax.numpy.fft"):
+        cov = coverage(module)
+        assert not cov.missing, (module, cov.missing)
+
+
 def test_a_partial_note_is_reported(monkeypatch):
     import irax.numpy as jnp
 

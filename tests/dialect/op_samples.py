@@ -192,3 +192,82 @@ SAMPLES.update({
                   ((np.array([50, 0, 30, 90], np.uint8), _b(4)), dict(dimension=0,
                                                                       is_stable=False))],
 })
+
+_PTS = dict(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,),
+            index_vector_dim=1)
+_ROWS = dict(update_window_dims=(1,), inserted_window_dims=(0,),
+             scatter_dims_to_operand_dims=(0,), index_vector_dim=1)
+SAMPLES.update({
+    # scatter.py, the other combiners: duplicate and out-of-bounds starts, rows, bool
+    "irax.scatter": [
+        ((_f(6), np.array([[0], [4], [4], [9], [-3]], np.int32), _f(5)), _PTS),
+        ((_b(4, 3), np.array([[3], [0], [6]], np.int32), _b(3, 3)), _ROWS)],
+    "irax.scatter_mul": [
+        ((_f(5, 3), np.array([[1], [4], [8]], np.int32), _f(3, 3)),
+         dict(_ROWS, unique_indices=True)),
+        ((_i(6), np.array([[2], [2], [-1], [5]], np.int32), _i(4)), _PTS)],
+    "irax.scatter_min": [
+        ((_f(6), np.array([[1], [1], [3], [12], [5]], np.int32), _f(5)), _PTS)],
+    "irax.scatter_max": [
+        ((_f(5, 3), np.array([[0], [3], [0], [-4]], np.int32), _f(4, 3)), _ROWS),
+        ((_b(5), np.array([[1], [2], [2]], np.int32), _b(3)), _PTS)],
+})
+
+
+def _c(*shape):
+    return (_f(*shape) + 1j * _f(*shape)).astype(np.complex64)
+
+
+SAMPLES.update({
+    # fft.py: every fft_type; power-of-two (stablehlo.fft) and other lengths, 1-d and 2-d
+    "irax.fft": [((_c(2, 4, 3),), dict(fft_type="FFT", fft_lengths=(4, 3))),
+                 ((_c(3, 5),), dict(fft_type="IFFT", fft_lengths=(5,))),
+                 ((_f(2, 6),), dict(fft_type="RFFT", fft_lengths=(6,))),
+                 ((_f(2, 3, 8),), dict(fft_type="RFFT", fft_lengths=(3, 8))),
+                 ((_c(2, 4),), dict(fft_type="IRFFT", fft_lengths=(6,))),
+                 ((_c(3, 3),), dict(fft_type="IRFFT", fft_lengths=(3, 4)))],
+})
+
+
+def _herm(*shape, cplx=False):
+    x = _c(*shape) if cplx else _f(*shape)
+    return (x + np.conj(np.swapaxes(x, -1, -2))) / 2
+
+
+SAMPLES.update({
+    # linalg_spectral.py: eigh (lower/upper, batched, complex), svd (tall/wide, full/reduced)
+    "irax.eigh": [((_herm(2, 3, 3, cplx=True),), dict(lower=False)),
+                  ((_herm(4, 4),), dict(lower=True))],
+    "irax.svd": [((_f(3, 3),), dict(full_matrices=True, compute_uv=True)),
+                 ((_f(2, 2, 3),), dict(full_matrices=False, compute_uv=False)),
+                 ((_c(3, 2),), dict(full_matrices=False, compute_uv=True))],
+})
+
+
+def _spd(*shape):
+    a = _f(*shape)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(f32)
+
+
+SAMPLES.update({
+    # linalg_decompositions.py: batched, square and not, each triangular_solve variant kind
+    "irax.cholesky": [((_spd(2, 3, 3),), {})],
+    "irax.triangular_solve": [
+        ((_spd(3, 3), _f(3, 2)), dict(left_side=True, lower=True)),
+        ((_spd(2, 3, 3), _f(2, 4, 3)), dict(left_side=False, lower=False, transpose_a=True,
+                                           unit_diagonal=True))],
+    "irax.lu": [((_f(2, 3, 4),), {}), ((_f(4, 3),), {})],
+    "irax.lu_pivots_to_permutation": [((np.array([[2, 2, 3], [0, 3, 3]], np.int32),),
+                                       dict(permutation_size=4))],
+    "irax.qr": [((_f(4, 3),), dict(full_matrices=True)),
+                ((_c(2, 2, 3),), dict(full_matrices=False))],
+})
+
+
+SAMPLES.update({
+    # bitcast.py: the same width, narrower (a trailing dim added), wider (one removed)
+    "irax.bitcast_convert": [((_f(2, 3),), dict(new_dtype=np.dtype(np.int32))),
+                             ((_f(3),), dict(new_dtype=np.dtype(np.uint8))),
+                             ((np.arange(8, dtype=np.int8).reshape(2, 4),),
+                              dict(new_dtype=np.dtype(np.float32)))],
+})

@@ -5,13 +5,17 @@ Importing this package registers every op family.
 
 from irax.dialect import (  # noqa: F401 - each import registers a family
     autodiff,
+    bitcast,
     collective,
     constant,
     control,
     control_flow,
     elementwise,
+    fft,
     indexing,
     linalg,
+    linalg_decompositions,
+    linalg_spectral,
     random,
     reduction,
     remat,

@@ -68,6 +68,9 @@ class Op:
     region_op: ClassVar[bool] = False
     #: False marks ops whose results have no tangent (comparisons, integer ops, argmax)
     differentiable: ClassVar[bool] = True
+    #: operands whose derivative is defined along Hermitian perturbations only (the rule
+    #: takes the tangent as Hermitian, as JAX's cholesky and eigh do): tests symmetrize them
+    hermitian_tangents: ClassVar[tuple[int, ...]] = ()
     #: the builder method name (``b.add``); defaults to the op name without "irax."
     method: ClassVar[str] = ""
     #: False when result types cannot be inferred from operands alone (``irax.call``):

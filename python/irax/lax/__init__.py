@@ -5,6 +5,7 @@ scalar adopts the array operand's dtype when weak promotion keeps it) and one ra
 and rank-0 operands broadcasting.
 """
 
+from irax.lax import linalg  # noqa: F401 - jax.lax.linalg
 from irax.lax._elementwise import (  # noqa: F401
     RoundingMethod,
     abs,
@@ -59,6 +60,7 @@ from irax.lax._elementwise import (  # noqa: F401
     tan,
     tanh,
 )
+from irax.lax._fft import FftType, fft  # noqa: F401
 from irax.lax._math import acos, acosh, asin, asinh, atan, atanh, cosh, sinh  # noqa: F401
 from irax.lax._parallel import (  # noqa: F401
     all_gather,

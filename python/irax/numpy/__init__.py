@@ -14,6 +14,10 @@ import numpy as _np
 
 from irax.core import dtypes as _core_dtypes
 from irax.lax import _util as _lu
+from irax.numpy import (
+    fft,  # noqa: F401
+    linalg,  # noqa: F401 - jax.numpy.linalg
+)
 from irax.numpy._array_methods import install_array_methods
 from irax.numpy._creation import (  # noqa: F401
     arange,
@@ -233,6 +237,72 @@ from irax.numpy._ufuncs import power as pow  # noqa: F401
 from irax.numpy._util import check_arraylike as _check_arraylike
 from irax.runtime.array import Array as ndarray  # noqa: F401
 
+# isort: off
+# Manipulation, creation, index tricks, matrices, padding, functional helpers, printing/files.
+from irax.numpy._creation_more import (  # noqa: F401
+    from_dlpack, frombuffer, fromfile, fromfunction, fromiter, fromstring, geomspace, logspace,
+)
+from irax.numpy._einsum_path import einsum_path  # noqa: F401
+from irax.numpy._functional import (  # noqa: F401
+    apply_along_axis, apply_over_axes, piecewise, vectorize,
+)
+from irax.numpy._frompyfunc import frompyfunc, ufunc  # noqa: F401
+from irax.numpy._index_tricks import (  # noqa: F401
+    c_, diag_indices, diag_indices_from, index_exp, indices, ix_, mask_indices, meshgrid, mgrid,
+    ogrid, r_, ravel_multi_index, s_, tril_indices, tril_indices_from, triu_indices,
+    triu_indices_from, unravel_index,
+)
+from irax.numpy._indexing_more import (  # noqa: F401
+    choose, compress, extract, place, put, put_along_axis, take_along_axis,
+)
+from irax.numpy._io import (  # noqa: F401
+    array_repr, array_str, get_printoptions, iterable, load, printoptions, save, savez,
+    set_printoptions,
+)
+from irax.numpy._manipulation import (  # noqa: F401
+    append, array_equiv, block, delete, diff, dsplit, ediff1d, insert, resize, rollaxis, rot90,
+    trim_zeros, unstack,
+)
+from irax.numpy._manipulation import copy as copy  # `as`: not shadowed by astype's copy=
+from irax.numpy._matrix import (  # noqa: F401
+    diag, diagflat, fill_diagonal, kron, tril, triu, vander,
+)
+from irax.numpy._pad import pad  # noqa: F401
+# Statistics, set operations, searching, more math, histograms.
+from irax.numpy._histogram import (  # noqa: F401
+    bincount, histogram, histogram2d, histogram_bin_edges, histogramdd,
+)
+from irax.numpy._math_array import (  # noqa: F401
+    cross, gradient, interp, matvec, packbits, trapezoid, unpackbits, unwrap, vecdot, vecmat,
+)
+from irax.numpy._math_more import (  # noqa: F401
+    bitwise_count, fabs, float_power, frexp, gcd, heaviside, i0, iscomplex, iscomplexobj, isreal,
+    isrealobj, lcm, ldexp, modf, nextafter, sinc, spacing,
+)
+from irax.numpy._searching import (  # noqa: F401
+    argpartition, digitize, lexsort, nanargmax, nanargmin, partition, searchsorted, sort_complex,
+)
+from irax.numpy._setops import (  # noqa: F401
+    intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
+    unique_inverse, unique_values,
+)
+from irax.numpy._statistics import (  # noqa: F401
+    average, corrcoef, cov, median, nancumprod, nancumsum, nanmedian, nanpercentile, nanquantile,
+    nanstd, nanvar, percentile, quantile,
+)
+from irax.numpy._signal import (  # noqa: F401
+    bartlett, blackman, convolve, correlate, hamming, hanning, kaiser,
+)
+# The array API standard: its version, inspection namespace and cumulative functions.
+from irax.numpy._array_api import (  # noqa: F401, F811 - the standard's cumulative_*
+    __array_api_version__, __array_namespace_info__, cumulative_prod, cumulative_sum,
+)
+# Polynomials (roots, and poly of a square matrix, need eigvals: eager only).
+from irax.numpy._polynomial import (  # noqa: F401
+    poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub, polyval, roots,
+)
+# isort: on
+
 
 def astype(x, dtype, /, *, copy: bool = False, device=None):
     """``x`` converted to ``dtype`` (a strongly typed result)."""
@@ -247,6 +317,19 @@ def isscalar(element) -> bool:
     if _lu.is_python_scalar(element) or isinstance(element, _np.generic):
         return True
     return hasattr(element, "aval") and element.aval.ndim == 0
+
+
+#: names whose irax version is deliberately incomplete, and why
+__irax_partial__: dict[str, str] = {}
+__irax_partial__.update({
+    "int1": "a dtype-like only: no array holds 1-bit integers",
+    "uint1": "a dtype-like only: no array holds 1-bit integers",
+    "object_": "a dtype-like only: arrays of Python objects are refused, as in JAX",
+})
+__irax_partial__.update({
+    "roots": "eager only (linalg.eigvals of the companion matrix): not under jit/vmap/grad",
+    "poly": "of a square matrix eager only (its eigvals); of roots everywhere",
+})
 
 
 install_array_methods(_sys.modules[__name__])

@@ -110,14 +110,15 @@ def can_cast(from_, to, casting: str = "safe") -> bool:
     return bool(np.can_cast(np.dtype(from_), np.dtype(to), casting))
 
 
-def isdtype(dt, kind) -> bool:
-    """``np.isdtype`` that knows bfloat16 and the small floats."""
+def isdtype(dtype, kind) -> bool:
+    """``jnp.isdtype``: whether ``dtype`` is of ``kind`` (a kind name, a dtype, or a tuple of
+    them), knowing bfloat16 and the small floats."""
     kinds = kind if isinstance(kind, tuple) else (kind,)
     tests = {"bool": dtypes.is_bool, "signed integer": dtypes.is_signed,
              "unsigned integer": dtypes.is_unsigned, "integral": dtypes.is_int,
              "real floating": dtypes.is_float, "complex floating": dtypes.is_complex,
              "numeric": lambda d: not dtypes.is_bool(d)}
-    d = np.dtype(dt)
+    d = np.dtype(dtype)
     for k in kinds:
         if isinstance(k, str):
             if k not in tests:

@@ -17,12 +17,21 @@ pattern):
   dim of the indices (IREE crashes compiling that form).
 - ``stablehlo.scatter``: rewritten into the one form IREE lowers in every case (index
   vectors last and never empty, no batching dims, every indexed dim inserted, windows
-  full-sized). The starts must be in bounds, as irax's lowering makes them.
+  full-sized). The starts must be in bounds, as irax's lowering makes them. Any region
+  that applies one binary op, or returns the update (a set).
 - a ``stablehlo.reduce`` with several results: a barrier reads them (IREE 3.13 fails to
   compile argmax's two-result reduce when a transpose consumes it: "'linalg.yield' op
   expected number of yield values").
 - ``stablehlo.reverse`` and ``flow.tensor.transfer`` of unsigned integers: done on signless
   integers (IREE 3.13 fails to legalize them on unsigned tensors).
+- ``stablehlo.pad`` of complex values: pads of the real and imaginary parts (IREE 3.13
+  crashes compiling a complex pad: a segfault building its complex ``linalg.fill``).
+- ``stablehlo.constant`` of complex128 values: ``complex`` of two float64 constants (IREE
+  3.13 dies of a floating-point exception packing one of more than 16 elements).
+- ``stablehlo.fft`` in float64: the same transform from matmuls, transposes and
+  elementwise ops (``dialect/fft.py``'s ``lower_fft`` without ``stablehlo.fft``; IREE 3.13
+  builds float32 twiddles for it: "'arith.mulf' op requires the same type for all operands
+  and results").
 - ``stablehlo.dot_general`` of an operand converted from bool or uint8/uint16: a barrier
   between (IREE 3.13 fuses the widening into the contraction and sign-extends it: silently
   wrong results, or a failure on bool).
@@ -50,8 +59,9 @@ from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect import raising as R
 from irax.dialect import upstream as U
+from irax.dialect.fft import StableHLOFft, lower_fft
 from irax.dialect.indexing import clamp_start_indices
-from irax.dialect.scatter import ScatterAdd, scatter
+from irax.dialect.scatter import ScatterAdd, region_combiner, scatter
 from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import LoweringBuilder
@@ -207,7 +217,7 @@ def _index_vector_last(lb, start_indices, ivd, batching):
 # ---- scatter ---------------------------------------------------------------------------------
 def legalize_scatter(op) -> None:
     """The scatter in the form IREE lowers in every case (``_iree_form``)."""
-    combiner = R.reducer(op)
+    combiner = region_combiner(op)
     if len(op.operands) != 3 or combiner is None:
         return
     dn = R.fields(op, "scatter_dimension_numbers")
@@ -223,7 +233,7 @@ def legalize_scatter(op) -> None:
     operand, perm, indices, updates, text = _iree_form(
         lb, operand, indices, updates, size, dn.get("index_vector_dim", 0), uwd, iwd,
         dn.get("scatter_dims_to_operand_dims", ()), ibd,
-        dn.get("scatter_indices_batching_dims", ()))
+        dn.get("scatter_indices_batching_dims", ()), combiner == ScatterAdd.combiner)
     out = scatter(lb, operand, indices, updates, text, combiner)
     _replace(op, [_transposed(lb, out, mlir.aval_of(operand),
                               [int(i) for i in np.argsort(perm)])])
@@ -231,14 +241,15 @@ def legalize_scatter(op) -> None:
 
 def _iree_form(lb, operand, indices, updates, size, ivd, update_window_dims,
                inserted_window_dims, scatter_dims_to_operand_dims, input_batching_dims,
-               scatter_indices_batching_dims):
+               scatter_indices_batching_dims, zero_pads=True):
     """An equivalent scatter (for in-bounds starts) in the one form IREE lowers in every case:
     i32/i64 index vectors last and never empty; no batching dims (they become indexed by
     iotas); every indexed operand dim inserted, so that a window of ``n`` elements along an
     indexed dim becomes ``n`` one-element windows at consecutive starts; several indexed dims
-    leading the operand; every other window full-sized (zero-padded); updates laid out as
-    [scatter dims, window dims]. Returns the operand, its permutation, the indices, the
-    updates and the dimension numbers."""
+    leading the operand; every other window full-sized (zero-padded where ``zero_pads``, as
+    for an addition; otherwise a partial window's dim is indexed at 0 and spread like an
+    indexed one); updates laid out as [scatter dims, window dims]. Returns the operand, its
+    permutation, the indices, the updates and the dimension numbers."""
     x, si, u = (mlir.aval_of(v) for v in (operand, indices, updates))
     batch = [d for d in range(si.ndim) if d != ivd]
     indices = _index_matrix(lb, indices, si, batch, ivd, x.shape)
@@ -246,6 +257,10 @@ def _iree_form(lb, operand, indices, updates, size, ivd, update_window_dims,
     indices = _append_iotas(lb, indices, [d - (d > ivd) for d in scatter_indices_batching_dims])
     sdtod = [*scatter_dims_to_operand_dims, *input_batching_dims]
     inserted = [*inserted_window_dims, *input_batching_dims]
+    if not zero_pads:
+        partial = [d for d in range(x.ndim) if d not in inserted and d not in sdtod
+                   and size[d] < x.shape[d]]
+        indices, sdtod = _append_zeros(lb, indices, len(partial)), [*sdtod, *partial]
     if not sdtod:
         indices, sdtod = _index_any_dim(lb, indices, x, inserted)
     perm = list(range(x.ndim))
@@ -292,6 +307,18 @@ def _append_iotas(lb, indices, positions):
     iotas = [lb.op("stablehlo.iota", [], column, iota_dimension=lb.i64(p)) for p in positions]
     out = ShapedArray((*si.shape[:-1], si.shape[-1] + len(positions)), si.dtype)
     return lb.op("stablehlo.concatenate", [indices, *iotas], out,
+                 dimension=lb.i64(si.ndim - 1))
+
+
+def _append_zeros(lb, indices, n):
+    """``indices`` ([B..., K]) with ``n`` more index vector entries, all 0."""
+    if not n:
+        return indices
+    si = mlir.aval_of(indices)
+    zeros = lb.op("stablehlo.broadcast_in_dim", [lb.constant(np.zeros((), si.dtype))],
+                  ShapedArray((*si.shape[:-1], n), si.dtype), broadcast_dimensions=lb.i64s([]))
+    out = ShapedArray((*si.shape[:-1], si.shape[-1] + n), si.dtype)
+    return lb.op("stablehlo.concatenate", [indices, zeros], out,
                  dimension=lb.i64(si.ndim - 1))
 
 
@@ -421,6 +448,55 @@ def legalize_unsigned_dot(op) -> None:
                                        [x.type]).results[0]
 
 
+# ---- complex pad, float64 fft ---------------------------------------------------------------
+class StableHLOPad(U.UpstreamOp):
+    """``stablehlo.pad`` (the op ``legalize_complex_pad`` rewrites)."""
+
+    name = "stablehlo.pad"
+
+
+def legalize_complex_pad(op) -> None:
+    """A complex pad as a pad of the real parts and one of the imaginary parts: IREE 3.13
+    crashes compiling a complex ``stablehlo.pad`` (in ``tensor.pad`` to ``linalg.fill``)."""
+    out = mlir.aval_of(op.results[0])
+    if not dtypes.is_complex(out.dtype):
+        return
+    lb = _builder(op)
+    real = dtypes.real_dtype(out.dtype)
+    parts = []
+    for part in ("real", "imag"):
+        x, value = (lb.op(f"stablehlo.{part}", [v], mlir.aval_of(v).update(dtype=real))
+                    for v in op.operands)
+        parts.append(lb.create("stablehlo.pad", [x, value], [lb.type(out.update(dtype=real))],
+                               _attr_dict(op)).results[0])
+    _replace(op, [lb.op("stablehlo.complex", parts, out)])
+
+
+def legalize_complex128_constant(op) -> None:
+    """A complex128 constant as ``complex`` of float64 constants: IREE 3.13 dies of a
+    floating-point exception (in ``SizedStorageDenseElementsAttrModel::getStorageSize``)
+    packing a complex128 constant of more than 16 elements."""
+    out = mlir.aval_of(op.results[0])
+    if out.dtype != np.complex128:
+        return
+    value = R.dense_value(op)
+    lb = _builder(op)
+    parts = [lb.constant(p) for p in (value.real, value.imag)]
+    _replace(op, [lb.op("stablehlo.complex", parts, out)])
+
+
+def legalize_fft(op) -> None:
+    """A float64 FFT built without ``stablehlo.fft``, which IREE 3.13 miscompiles in float64
+    (it builds float32 twiddles: "'arith.mulf' op requires the same type for all operands
+    and results")."""
+    x = op.operands[0]
+    if dtypes.real_dtype(mlir.aval_of(x).dtype) != np.float64:
+        return
+    lb = _builder(op)
+    _replace(op, [lower_fft(lb, x, R.enum(op, "fft_type"), R.i64s(op, "fft_length"),
+                            native=False)])
+
+
 # ---- float power of a negative base ---------------------------------------------------------
 class StableHLOPower(U.UpstreamOp):
     """``stablehlo.power`` (the op ``legalize_float_power`` rewrites)."""
@@ -492,6 +568,9 @@ PATTERNS = {
     U.StableHLOReverse: legalize_signless,
     U.FlowTransfer: legalize_signless,
     U.FuncFunc: alias_donated_arguments,
+    StableHLOPad: legalize_complex_pad,
+    U.StableHLOConstant: legalize_complex128_constant,
+    StableHLOFft: legalize_fft,
     StableHLODotGeneral: legalize_unsigned_dot,
     StableHLOPower: legalize_float_power,
 }
