@@ -22,8 +22,12 @@ from irax.config import config
 from irax.test_util import check_grads
 
 # JAX (the oracle) compiles each case with XLA: keep those compiles between runs
+# (next to irax's own compile cache when one is set, as CI does)
+_IRAX_CACHE = os.environ.get("IRAX_COMPILATION_CACHE_DIR")
 jax.config.update("jax_compilation_cache_dir", os.environ.get(
-    "JAX_COMPILATION_CACHE_DIR", os.path.join(tempfile.gettempdir(), "irax-tests-jax-cache")))
+    "JAX_COMPILATION_CACHE_DIR",
+    os.path.join(os.path.dirname(os.path.abspath(_IRAX_CACHE)), "jax-oracle") if _IRAX_CACHE
+    else os.path.join(tempfile.gettempdir(), "irax-tests-jax-cache")))
 jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
 
