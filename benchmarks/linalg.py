@@ -5,6 +5,10 @@
 Each row times one jitted function on one random well-conditioned matrix (symmetric
 positive definite for cholesky) in irax (IREE llvm-cpu), JAX (XLA CPU, LAPACK) and
 NumPy (LAPACK); ``irax/jax`` < 1 means irax is faster. Compile time is not included.
+``rel.err`` is irax's accuracy: the largest relative (Frobenius) error of its results
+against NumPy's in float64 on the same input, compared by what does not depend on the
+choice of signs or phases (solutions, factors, eigen/singular values, reconstructions).
+``--batch B`` also runs each case on a stack of B matrices.
 
 To add a function, add an entry to ``CASES``: name -> (make_input, irax_fn, jax_fn,
 numpy_fn), each fn taking the module (``irax.numpy`` / ``jax.numpy`` / ``numpy``).
@@ -65,7 +69,40 @@ CASES = {
 }
 
 
-def run(sizes, dtype, names=None):
+def _recon(u, s, vh):
+    return (u * s[..., None, :]) @ vh
+
+
+# name -> function of (module, inputs, outputs): the arrays compared with NumPy's
+INVARIANTS = {
+    "qr": lambda m, a, out: (np.abs(out[1]), out[0] @ out[1]),
+    "eigh": lambda m, a, out: (out[0], _recon(out[1], out[0], np.swapaxes(out[1], -1, -2))),
+    "svd": lambda m, a, out: (out[1], _recon(*out)),
+}
+
+
+def _rel_err(name, args, got) -> float:
+    """The largest relative error of irax's results ``got`` against NumPy's in float64."""
+    key = name.split()[0]
+    fn = CASES[name][1]
+    args64 = [np.asarray(a, np.float64) for a in args]
+    want = fn(np, *args64)
+    got = tuple(np.asarray(g, np.float64) for g in got) if isinstance(got, (tuple, list)) \
+        else np.asarray(got, np.float64)
+    pick = INVARIANTS.get(key, lambda m, a, out: out if isinstance(out, tuple) else (out,))
+    errs = [np.linalg.norm(g - w) / np.linalg.norm(w)
+            for g, w in zip(pick(np, args64, got), pick(np, args64, want))]
+    return max(errs)
+
+
+def _stacked(make, n, dtype, rng, batch):
+    if not batch:
+        return make(n, dtype, rng)
+    parts = [make(n, dtype, rng) for _ in range(batch)]
+    return tuple(np.stack(p) for p in zip(*parts))
+
+
+def run(sizes, dtype, names=None, batch=0):
     import irax
     import irax.numpy as inp
 
@@ -79,11 +116,11 @@ def run(sizes, dtype, names=None):
     for name, (make, fn) in CASES.items():
         if names and name.split()[0] not in names:
             continue
-        for n in sizes:
-            args = make(n, dtype, rng)
+        for n, b in [(n, 0) for n in sizes] + [(n, batch) for n in sizes if batch]:
+            args = _stacked(make, n, dtype, rng, b)
             fi = irax.jit(lambda *a, fn=fn: fn(inp, *a))
             ai = [irax.device_put(a) for a in args]
-            _ready(fi(*ai))
+            err = _rel_err(name, args, _ready(fi(*ai)))
             t_irax = _best(lambda f=fi, a=ai: _ready(f(*a)))
             t_jax = None
             if jax is not None:
@@ -91,20 +128,21 @@ def run(sizes, dtype, names=None):
                 aj = [jnp.asarray(a) for a in args]
                 _ready(fj(*aj))
                 t_jax = _best(lambda f=fj, a=aj: _ready(f(*a)))
-            t_np = _best(lambda a=args, fn=fn: fn(np, *a))
-            rows.append((f"{name} [{n}x{n} {np.dtype(dtype).name}]", t_irax, t_jax, t_np))
+            t_np = _best(lambda a=args, fn=fn: fn(np, *a)) if not b else None
+            shape = f"{b}x{n}x{n}" if b else f"{n}x{n}"
+            rows.append((f"{name} [{shape} {np.dtype(dtype).name}]", t_irax, t_jax, t_np, err))
     return rows
 
 
 def report(rows) -> None:
     print(f"{'benchmark':40s} {'irax':>11s} {'jax':>11s} {'numpy':>11s} {'irax/jax':>9s} "
-          f"{'irax/np':>8s}")
-    for name, ti, tj, tn in rows:
+          f"{'irax/np':>8s} {'rel.err':>8s}")
+    for name, ti, tj, tn, err in rows:
         def fmt(t):
             return f"{t * 1e3:9.3f}ms" if t is not None else "        n/a"
         rj = f"{ti / tj:9.2f}" if tj else "      n/a"
         rn = f"{ti / tn:8.2f}" if tn else "     n/a"
-        print(f"{name:40s} {fmt(ti)} {fmt(tj)} {fmt(tn)} {rj} {rn}")
+        print(f"{name:40s} {fmt(ti)} {fmt(tj)} {fmt(tn)} {rj} {rn} {err:8.1e}")
 
 
 def main() -> None:
@@ -112,8 +150,13 @@ def main() -> None:
     p.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 512])
     p.add_argument("--dtype", default="float32")
     p.add_argument("--only", nargs="*", help="first words of the case names to run")
+    p.add_argument("--batch", type=int, default=0, help="also run stacks of this many")
     args = p.parse_args()
-    report(run(args.sizes, np.dtype(args.dtype), args.only))
+    if np.dtype(args.dtype) == np.float64:
+        import irax
+
+        irax.config.update("jax_enable_x64", True)
+    report(run(args.sizes, np.dtype(args.dtype), args.only, args.batch))
 
 
 if __name__ == "__main__":
