@@ -218,9 +218,6 @@ def _special_cases(m, f, g, i, j):
 #: (case, where) whose special values differ from JAX's in code outside this file's scope
 #: (the elementwise ops' rules), left to their owners
 KNOWN_SPECIAL_CASE_GAPS = {
-    ("asinh", "eager"): "asinh(-0.) is +0.",
-    ("sign", "eager"): "sign(-0.) is +0.",
-    ("floor_divide", "eager"): "floor_divide(-0., 5.) is +0.",
     ("sin", "jit"): "IREE: sin(-0.) is +0.",
     ("atan2", "jit"): "IREE: atan2 with infinities is NaN, atan2(-0., -x) is +pi",
     ("atan2-rev", "jit"): "IREE: atan2 with infinities is NaN, atan2(-0., -x) is +pi",

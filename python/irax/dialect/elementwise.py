@@ -177,7 +177,7 @@ def _logistic(x):
 
 
 def _round_afz(x):
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+    return np.copysign(np.floor(np.abs(x) + 0.5), x)  # keeps -0. (StableHLO's)
 
 
 def _sign(x):
@@ -186,7 +186,9 @@ def _sign(x):
         return np.where(mag == 0, 0, x / np.where(mag == 0, 1, mag))
     if x.dtype.kind == "u":
         return (x != 0).astype(x.dtype)
-    return np.sign(x)
+    if x.dtype.kind == "i":
+        return np.sign(x)
+    return np.where(x == 0, x, np.sign(x))  # sign(-0.) is -0., as StableHLO's
 
 
 Neg = _unary("Neg", "irax.neg", "stablehlo.negate", np.negative, NUMBER,
