@@ -83,3 +83,13 @@ def test_traced_shapes_and_arange_arguments_raise():
     with pytest.raises(TypeError, match="Shapes must be 1D sequences of concrete values of "
                                         "integer type"):
         irax.jit(lambda n: jnp.zeros(n))(3)
+
+
+def test_asarray_takes_numpy_arrays_of_ml_dtypes_as_jax_does():
+    import ml_dtypes
+
+    for dt in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.int4):
+        x = np.array([-0.0, -1.5, 2.5, 1.0]).astype(dt)
+        got = jnp.asarray(x)
+        assert got.dtype == np.dtype(dt)
+        np.testing.assert_array_equal(np.asarray(got), x)

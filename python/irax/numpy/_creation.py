@@ -45,7 +45,8 @@ def _check_leaf(x) -> None:
 
 def _as_np(x) -> np.ndarray:
     arr = np.asarray(x)
-    if arr.dtype == object or arr.dtype.kind in "USV":
+    small = arr.dtype.kind == "V" and (dtypes.is_float(arr.dtype) or dtypes.is_int(arr.dtype))
+    if arr.dtype == object or (arr.dtype.kind in "USV" and not small):  # not bfloat16, int4...
         raise TypeError(f"Value {x!r} with dtype {arr.dtype} is not a valid irax array type. "
                         "Only arrays of numeric types are supported.")
     return arr
