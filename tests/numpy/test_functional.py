@@ -175,11 +175,6 @@ def test_functional_hypothesis(shape, data):
         check_tree(fn(jnp), fn(jjnp), rtol=1e-4, atol=1e-5)
 
 
-# Eager irax.jvp of a fori_loop/scan whose body holds an irax.vmap fails ("must be expanded
-# by irax-vectorize before evaluation"): a bug of the transformation machinery, not here.
-_LOOP_VMAP_JVP = pytest.mark.xfail(reason="eager jvp of a loop containing vmap", strict=True)
-
-
 @pytest.mark.parametrize("name,fn,args", [
     ("vectorize", lambda m, x, y: m.vectorize(lambda a, b: a * m.sin(b))(x, y), [F, V[:4]]),
     ("vectorize_sig", lambda m, x: m.vectorize(lambda a: a @ a, signature="(n)->()")(x),
@@ -189,10 +184,8 @@ _LOOP_VMAP_JVP = pytest.mark.xfail(reason="eager jvp of a loop containing vmap",
     ("piecewise", lambda m, x: m.piecewise(x, [x < 0], [lambda v: v * v, lambda v: 3 * v]),
      [F]),
     ("ufunc_call", lambda m, x, y: _hypot(m)(x, y + 3), [F, F]),
-    pytest.param("ufunc_reduce", lambda m, x: _muladd(m).reduce(x, axis=1), [F],
-                 marks=_LOOP_VMAP_JVP),
-    pytest.param("ufunc_accumulate", lambda m, x: _muladd(m).accumulate(x * 0.5), [F],
-                 marks=_LOOP_VMAP_JVP),
+    ("ufunc_reduce", lambda m, x: _muladd(m).reduce(x, axis=1), [F]),
+    ("ufunc_accumulate", lambda m, x: _muladd(m).accumulate(x * 0.5), [F]),
     ("ufunc_reduce_1d", lambda m, x: _muladd(m).reduce(x), [V]),
     ("ufunc_outer", lambda m, x, y: _muladd(m).outer(x, y), [V, V[:3]]),
     ("ufunc_at", lambda m, x, v: _muladd(m).at(x, np.array([0, 2, 0]), v, inplace=False),

@@ -25,6 +25,8 @@ from irax.dialect.constant import Constant
 from irax.dialect.funcs import unique_name
 from irax.dialect.interpreter import Interpreter
 from irax.dialect.regions import function_to_region
+from irax.dialect.transform import TransformOp
+from irax.dialect.upstream import op_class
 from irax.frontend.eager import concrete_value, eager_op
 from irax.frontend.tracer import Tracer
 
@@ -131,7 +133,8 @@ class Trace:
         except OpError as e:
             raise TypeError(str(e)) from None
         outs = [Tracer(self, v, a) for v, a in zip(results, out_avals)]
-        if self.concrete and result_avals is None:
+        if (self.concrete and result_avals is None
+                and all(t._concrete is not None for t in tracers)):
             norm = op_cls.normalize_attrs(attrs)
             vals = op_cls.evaluate_list([t._concrete for t in tracers], norm, out_avals)
             for o, v in zip(outs, vals):
@@ -157,7 +160,8 @@ class Trace:
             region.blocks.append(*[mlir.to_ir_type(a) for a in arg_avals])
             function_to_region(fn, region, arg_map)
         outs = [Tracer(self, v, a) for v, a in zip(results, out_avals)]
-        if self.concrete and all(t._concrete is not None for t in tracers):
+        if (self.concrete and all(t._concrete is not None for t in tracers)
+                and not _holds_transforms(op)):
             norm = op_cls.normalize_attrs(attrs)
             vals = op_cls.evaluate_regions(Interpreter(self.module), op,
                                            [t._concrete for t in tracers], norm, out_avals)
@@ -267,3 +271,20 @@ def bind(op_cls, *args, **attrs):
         trace = inner if inner is not None and not inner.concrete else None
     outs = trace.emit(op_cls, args, attrs) if trace is not None else eager_op(op_cls, args, attrs)
     return outs[0] if len(outs) == 1 else outs
+
+
+def _holds_transforms(op) -> bool:
+    """Whether ``op``'s regions hold a transformation op (``irax.vmap`` in a loop body): the
+    reference interpreter runs those only once expanded, so a concrete trace leaves the
+    region op's results without concrete values (the expanded program computes them)."""
+    found = []
+
+    def visit(inner):
+        if inner is not op.operation and isinstance(op_class(inner), type) \
+                and issubclass(op_class(inner), TransformOp):
+            found.append(inner)
+            return mlir.ir().WalkResult.INTERRUPT
+        return mlir.ir().WalkResult.ADVANCE
+
+    op.operation.walk(visit)
+    return bool(found)
