@@ -93,3 +93,11 @@ def test_asarray_takes_numpy_arrays_of_ml_dtypes_as_jax_does():
         got = jnp.asarray(x)
         assert got.dtype == np.dtype(dt)
         np.testing.assert_array_equal(np.asarray(got), x)
+
+
+def test_copies_are_distinct_arrays_and_asarray_is_not_a_copy():
+    x = jnp.ones(3)
+    for y in (jnp.copy(x), jnp.array(x), jnp.array(x, copy=True), jnp.asarray(x, copy=True)):
+        assert y is not x
+        check(y, jjnp.ones(3))
+    assert jnp.asarray(x) is x

@@ -55,12 +55,14 @@ def _as_np(x) -> np.ndarray:
 def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *,  # noqa: A002
           device=None):
     """An array from an array-like, a (nested) list of array-likes, or a Python scalar."""
-    del copy, order, device
+    del order, device
     dt = _user_dtype(dtype, "array")
     if isinstance(object, (list, tuple)):
         out = _from_sequence(object, dt)
     elif isinstance(object, (Array, Tracer)):
         out = object if dt is None else LU.convert(object, dt)
+        if copy and out is object and isinstance(object, Array):  # a distinct array, as JAX's
+            out = LU.host_array(np.array(LU.host_data(object)), object.weak_type)
     elif LU.is_python_scalar(object):
         if type(object) is int:
             dtypes.check_python_int(object, dt)
@@ -124,8 +126,8 @@ def _stack_nested(obj, dt):
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
-    """Like ``array``, without copying (irax arrays are immutable)."""
-    return array(a, dtype=dtype, order=order, device=device)
+    """Like ``array``, without copying unless ``copy=True`` (irax arrays are immutable)."""
+    return array(a, dtype=dtype, order=order, device=device, copy=bool(copy))
 
 
 def _concrete_shape(shape) -> tuple[int, ...]:
