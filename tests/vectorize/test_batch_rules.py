@@ -201,8 +201,17 @@ def test_every_op_with_samples_has_a_batch_rule():
             assert cls.batch is not None, f"{name}: custom rules would be lost under vmap"
 
 
+@pytest.fixture
+def interpreted():
+    """vmap outside jit on the reference interpreter: each in_axes case would otherwise be
+    a compile, and the compiled batch rules are the jit tests' below (per family chunk)."""
+    irax.config.update("irax_eager_vmap_compiled", False)
+    yield
+    irax.config.update("irax_eager_vmap_compiled", True)
+
+
 @pytest.mark.parametrize("name,k", list(_params()))
-def test_vmap_matches_a_loop(name, k):
+def test_vmap_matches_a_loop(name, k, interpreted):
     cls = REGISTRY[name]
     operands, attrs = _samples(name)[k]
     f = _op(cls, attrs)
@@ -252,7 +261,7 @@ def _jit_cases(family):
 
 
 _FAMILIES = ["elementwise", "shape", "indexing", "scatter", "reduction", "linalg",
-             "autodiff"]
+             "autodiff", "fft", "bitcast"]  # linalg decompositions: tests/linalg
 #: cases per jitted function: IREE's compile time grows faster than the function's size
 _CHUNK = 30
 

@@ -118,6 +118,10 @@ config.define("irax_cpu_driver", "local-sync",
               "'local-task' (a thread pool; IREE 3.13 was seen to race on programs with "
               "loops under it, returning wrong values now and then).", str,
               env="IRAX_CPU_DRIVER")
+config.define("irax_eager_vmap_compiled", True,
+              "Run vmap outside jit compiled (the same program, and numbers, as jit(vmap)); "
+              "False runs it on the reference interpreter (no compile: slower per call, "
+              "but no compile latency).", _bool, env="IRAX_EAGER_VMAP_COMPILED")
 config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
               _bool, env="IRAX_LOG_COMPILES")
 config.define("jax_numpy_dtype_promotion", "standard",

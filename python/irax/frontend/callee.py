@@ -20,7 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from irax.core import tree_util
+from irax.core.config import config
 from irax.dialect import funcs, mlir
+from irax.dialect.vectorize import Vmap
 from irax.frontend import eager
 from irax.frontend.compile import run_compiled
 from irax.frontend.eager import concrete_value
@@ -122,13 +124,18 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
             for o, v in zip(outs, values):
                 o._concrete = v
         return outs
-    if not callee.trace.concrete:
+    if not callee.trace.concrete and (op_cls is not Vmap or config.irax_eager_vmap_compiled
+                                      or not _all_concrete(operands)):
         # traced abstractly (vmap outside jit): compiled, so that it computes exactly
         # what jit(vmap(f)) and pmap(f) compute
         return _run_compiled(callee, op_cls, operands, result_avals, attrs)
     values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
                                dict(attrs, callee=callee.name))
     return [Array._from_host(v, a) for v, a in zip(values, result_avals)]
+
+
+def _all_concrete(operands) -> bool:
+    return all(leaf_aval_and_value(x)[1] is not None for x in operands)
 
 
 def _run_compiled(callee: Callee, op_cls, operands, result_avals, attrs) -> list:
