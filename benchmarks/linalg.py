@@ -10,26 +10,16 @@ against NumPy's in float64 on the same input, compared by what does not depend o
 choice of signs or phases (solutions, factors, eigen/singular values, reconstructions).
 ``--batch B`` also runs each case on a stack of B matrices.
 
-To add a function, add an entry to ``CASES``: name -> (make_input, irax_fn, jax_fn,
-numpy_fn), each fn taking the module (``irax.numpy`` / ``jax.numpy`` / ``numpy``).
+To add a function, add an entry to ``CASES``: name -> (make_input, fn), ``fn`` taking the
+module (``irax.numpy`` / ``jax.numpy`` / ``numpy``) and the inputs.
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
-
-
-def _best(fn, repeat=5, number=1):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
+from run import _best  # benchmarks/ is on the path of a script run from it
 
 
 def _ready(x):

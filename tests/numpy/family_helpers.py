@@ -14,7 +14,7 @@ import tempfile
 import jax
 import jax.numpy as jjnp
 import numpy as np
-from numpy_helpers import BF16, check
+from numpy_helpers import BF16, check, sample  # noqa: F401 - sample: for the family tests
 
 import irax
 import irax.numpy as inp
@@ -152,15 +152,3 @@ def both_x64():
         jax.config.update("jax_enable_x64", False)
 
 
-def sample(shape, dtype, rng, lo=-5, hi=5):
-    """Random values of ``dtype`` (small integers, uniform floats; complex parts uniform)."""
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, shape).astype(bool)
-    if dtype.kind == "u":
-        return rng.integers(0, hi + 1, shape).astype(dtype)
-    if dtype.kind == "i":
-        return rng.integers(lo, hi + 1, shape).astype(dtype)
-    if dtype.kind == "c":
-        return (rng.uniform(lo, hi, shape) + 1j * rng.uniform(lo, hi, shape)).astype(dtype)
-    return rng.uniform(lo, hi, shape).astype(dtype)
