@@ -1,6 +1,6 @@
 """``irax.dtypes``: dtype queries and categories, named like ``jax.dtypes``.
 
-    from irax import dtypes
+    dtypes = irax.dtypes
     dtypes.canonicalize_dtype("float64")      # float32 unless jax_enable_x64
     dtypes.result_type(1, 2.0, return_weak_type_flag=True)   # (float32, True)
     dtypes.issubdtype(irax.random.key(0).dtype, dtypes.prng_key)   # True

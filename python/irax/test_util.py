@@ -1,8 +1,7 @@
 """``irax.test_util``: check derivatives against finite differences (``jax.test_util``).
 
-    from irax.test_util import check_grads
-    check_grads(jnp.sin, (0.5,), order=2)                      # fwd and rev, up to 2nd order
-    check_grads(f, (x, y), order=1, modes=("rev",), atol=1e-3)
+    irax.test_util.check_grads(jnp.sin, (0.5,), order=2)     # fwd and rev, up to 2nd order
+    irax.test_util.check_grads(f, (x, y), order=1, modes=("rev",), atol=1e-3)
 
 Each check draws one random direction (a fixed seed, so failures reproduce): forward mode
 compares ``jvp(f, args, t)`` with the central difference ``(f(x + eps t) - f(x - eps t)) /

@@ -1,8 +1,6 @@
 """``irax.typing``: the annotation types of ``jax.typing``.
 
-    from irax.typing import ArrayLike, DTypeLike
-
-    def f(x: ArrayLike, dtype: DTypeLike | None = None) -> irax.Array: ...
+    def f(x: irax.typing.ArrayLike, dtype: irax.typing.DTypeLike | None = None): ...
 
 ``ArrayLike`` is what ``jnp.asarray`` accepts as one array: an ``irax.Array`` (or a tracer
 of one), a NumPy array or scalar, or a Python bool/int/float/complex. ``DTypeLike`` is what
