@@ -215,15 +215,6 @@ def _special_cases(m, f, g, i, j):
     }
 
 
-#: (case, where) whose special values differ from JAX's in code outside this file's scope
-#: (the elementwise ops' rules), left to their owners
-KNOWN_SPECIAL_CASE_GAPS = {
-    ("sin", "jit"): "IREE: sin(-0.) is +0.",
-    ("atan2", "jit"): "IREE: atan2 with infinities is NaN, atan2(-0., -x) is +pi",
-    ("atan2-rev", "jit"): "IREE: atan2 with infinities is NaN, atan2(-0., -x) is +pi",
-}
-
-
 def test_special_case_values_match_jax_eagerly_and_in_one_jit():
     i = np.array([7, -7, 7, -7, 0, 5, -5, 3, 100, -128], np.int8)
     j = np.array([3, 3, -3, -3, 3, 2, 2, -1, 7, 1], np.int8)
@@ -236,8 +227,6 @@ def test_special_case_values_match_jax_eagerly_and_in_one_jit():
     for k in want:
         w = np.asarray(want[k])
         for name, got in (("eager", eager[k]), ("jit", compiled[k])):
-            if (k, name) in KNOWN_SPECIAL_CASE_GAPS:
-                continue
             check(got, want[k], rtol=1e-6, atol=0, msg=f"{k} {name}")
             if w.dtype.kind == "f":  # signed zeros too (a NaN's sign is unspecified)
                 g = np.asarray(got)

@@ -228,3 +228,49 @@ def test_method_jitted_with_static_self_of_a_hashable_class():
     assert int(c.calc(3)) == 6
     c.mul = False
     assert int(c.calc(3)) == 3  # a new hash: a new specialization, as in JAX
+
+
+# ---- boolean concatenations stay distinct ----------------------------------------------------
+def test_two_uniques_of_one_input_in_one_jit_keep_their_own_results():
+    """IREE 3.13 gave two boolean concatenations of one shape the first one's values: the
+    second ``unique`` (``equal_nan=False``) returned the first's (one NaN, not two)."""
+    x = np.array([1, np.nan, 2, 1, np.nan, -0.0, 0.0, 3], np.float32)
+
+    def f(m, x):
+        return (m.unique(x, size=12), m.unique(x, size=12, equal_nan=False),
+                m.concatenate([m.array([True]), x[1:] != x[:-1]]),
+                m.concatenate([m.array([True]), (x[1:] != x[:-1]) & ~m.isnan(x[1:])]))
+
+    for got, want in zip(irax.jit(partial(f, jnp))(x), jax.jit(partial(f, jjnp))(x)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# ---- solve of one right-hand column compiles ------------------------------------------------
+def test_solve_of_a_vector_and_of_one_column_compile_under_jit():
+    """IREE 3.13 failed to compile lu + lu_solve of a single right-hand column ("'arith.
+    select' op failed to verify ..."): ``jnp.linalg.solve(a, vector)`` under jit."""
+    a = (np.eye(3) * 3 + np.ones((3, 3))).astype(np.float32)
+    b = np.arange(1.0, 4.0, dtype=np.float32)
+
+    def f(m, a, b):
+        return m.linalg.solve(a, b), m.linalg.solve(a, b[:, None]), m.linalg.solve(a[None], b)
+
+    for got, want in zip(irax.jit(partial(f, jnp))(a, b), jax.jit(partial(f, jjnp))(a, b)):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-5, atol=1e-6)
+        assert got.shape == want.shape
+
+
+# ---- sums over masks IREE folds to all true -------------------------------------------------
+def test_sums_over_masks_known_to_be_all_true_count_every_element():
+    """IREE 3.13 counted one element per row of a mask it had folded to all true:
+    ``jnp.sum(m | True, -1)`` and ``jnp.sum(m == m, -1)`` were ``[1 1 1]``."""
+    m = np.ones((3, 4), bool)
+    m[0, 0] = False
+
+    def f(mod, m):
+        return (mod.sum(m | True, -1), mod.sum(m == m, -1), mod.sum(m & False, -1),
+                mod.sum(m | False, -1), mod.sum(mod.ones((3, 4)), -1, where=m | True),
+                mod.sum((m | True).astype(np.float32)))
+
+    for got, want in zip(irax.jit(partial(f, jnp))(m), jax.jit(partial(f, jjnp))(m)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

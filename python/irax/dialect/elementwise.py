@@ -394,6 +394,24 @@ def _int_zero_add(x, y, cx, cy, z):
     return x if is_splat(cy, 0) else y if is_splat(cx, 0) else None
 
 
+def _bool_absorbing(absorbing):
+    """Boolean ``x | True -> True`` (``absorbing=True``) or ``x & False -> False``, and
+    ``x | False -> x`` / ``x & True -> x`` (``irax-simplify``; under jit
+    ``irax-legalize-iree`` does the same on StableHLO)."""
+
+    def fold(x, y, cx, cy, z):
+        if mlir.aval_of(x).dtype != np.bool_ or not same_type(x, y):
+            return None
+        for v, c, other in ((y, cy, x), (x, cx, y)):
+            if is_splat(c, absorbing):
+                return v
+            if is_splat(c, not absorbing):
+                return other
+        return None
+
+    return fold
+
+
 def _mul_jvp(b, x, y, dx, dy, z):
     return b.add_any(b.scale(dx, y), b.scale(dy, x))
 
@@ -467,8 +485,10 @@ Max = _binary("Max", "irax.max", "stablehlo.maximum", np.maximum, ANY,
 Min = _binary("Min", "irax.min", "stablehlo.minimum", np.minimum, ANY,
               jvp=_minmax_jvp("LT"))
 Atan2 = _binary("Atan2", "irax.atan2", "stablehlo.atan2", np.arctan2, INEXACT, jvp=_atan2_jvp)
-And = _binary("And", "irax.and", "stablehlo.and", np.bitwise_and, INT_OR_BOOL, False)
-Or = _binary("Or", "irax.or", "stablehlo.or", np.bitwise_or, INT_OR_BOOL, False)
+And = _binary("And", "irax.and", "stablehlo.and", np.bitwise_and, INT_OR_BOOL, False,
+              identity=_bool_absorbing(False))
+Or = _binary("Or", "irax.or", "stablehlo.or", np.bitwise_or, INT_OR_BOOL, False,
+             identity=_bool_absorbing(True))
 Xor = _binary("Xor", "irax.xor", "stablehlo.xor", np.bitwise_xor, INT_OR_BOOL, False)
 ShiftLeft = _binary("ShiftLeft", "irax.shift_left", "stablehlo.shift_left", _shift_left, INT,
                     False)
@@ -495,7 +515,12 @@ class Complex(ElementwiseBinary):
 
     @staticmethod
     def evaluate(x, y):
-        return x + 1j * y.astype(np.complex128 if x.dtype == np.float64 else np.complex64)
+        """Parts set, not summed (``x + 1j * y`` would turn an imaginary ``-0.`` into
+        ``+0.``)."""
+        x, y = np.broadcast_arrays(x, y)
+        out = np.empty(x.shape, np.complex128 if x.dtype == np.float64 else np.complex64)
+        out.real, out.imag = x, y
+        return out
 
     @classmethod
     def jvp(cls, b, primals, tangents, outs):

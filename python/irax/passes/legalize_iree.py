@@ -37,6 +37,17 @@ pattern):
   wrong results, or a failure on bool).
 - ``stablehlo.power`` of floats: ``|x| ** y`` with C's sign and NaN rules put back (IREE
   3.13 computes ``exp(y * log(x))``: NaN for a negative base and an integer exponent).
+- ``stablehlo.sine`` / ``cosine`` / ``tan`` of float32, float16 and bfloat16: an exact
+  argument reduction and polynomials in float64 (``lowering/trig.py``; IREE 3.13's float32
+  expansion reduces with one float32 ``floor``: ``sin(-1e-10)`` was ``6e-08``, ``sin(1e5)``
+  8 % off, ``sin(1e30)`` ``-inf``).
+- ``stablehlo.concatenate`` of booleans: done on int8 (IREE 3.13 miscompiles two i1
+  concatenations of one shape in a module: both gave the first one's values, so
+  ``jnp.unique(x, size=n)`` twice in one jit returned the first result twice).
+- ``stablehlo.convert`` of booleans to numbers: ``select(x, 1, 0)``, and a boolean
+  ``or`` / ``and`` with a splat constant folded to what it is (IREE 3.13 reduced a converted
+  mask it had folded to all true to 1 per row: ``jnp.sum(m == m, -1)`` and
+  ``jnp.sum(m | True, -1)`` were ``[1 1 1]``, not 4).
 - donation: ``jax.buffer_donor`` on a function argument becomes IREE's
   ``iree.abi.output = j`` (aliasing it with an unclaimed result of the same type), so
   IREE writes that result into the argument's buffer.
@@ -66,6 +77,7 @@ from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import LoweringBuilder
 from irax.lowering.sort_network import network_sort, use_network
+from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
 from irax.passes.registry import ModulePass, register_pass
 
 #: the argument attribute of a donated buffer (JAX's, in exported StableHLO too)
@@ -418,6 +430,12 @@ class StableHLOReshape(U.UpstreamOp):
 
 
 #: ops that carry a value to a dot unchanged but for layout or width (IREE fuses through them)
+class StableHLOSelect(U.UpstreamOp):
+    """``stablehlo.select`` (a bool widened by ``legalize_bool_convert`` is one)."""
+
+    name = "stablehlo.select"
+
+
 _CARRIERS = (StableHLOConvert, StableHLOBroadcastInDim, StableHLOTranspose, StableHLOReshape)
 
 
@@ -426,6 +444,9 @@ def _widened_unsigned(value) -> bool:
     by a chain of converts and layout ops."""
     for _ in range(8):
         owner = value.owner
+        if hasattr(owner, "operation") and op_class(owner) is StableHLOSelect and all(
+                R.constant_value(v) is not None for v in owner.operands[1:]):
+            return True           # a bool widened by ``legalize_bool_convert``
         if not hasattr(owner, "operation") or op_class(owner) not in _CARRIERS:
             return False
         value = owner.operands[0]
@@ -537,6 +558,163 @@ def legalize_float_power(op) -> None:
     _replace(op, [lb.op("stablehlo.select", [one, full(1), r], out)])
 
 
+# ---- float32 sin, cos, tan --------------------------------------------------------------------
+class StableHLOSine(U.UpstreamOp):
+    """``stablehlo.sine`` (rewritten by ``legalize_trig``)."""
+
+    name = "stablehlo.sine"
+
+
+class StableHLOCosine(U.UpstreamOp):
+    """``stablehlo.cosine`` (rewritten by ``legalize_trig``)."""
+
+    name = "stablehlo.cosine"
+
+
+class StableHLOTan(U.UpstreamOp):
+    """``stablehlo.tan`` (rewritten by ``legalize_trig``)."""
+
+    name = "stablehlo.tan"
+
+
+class StableHLOExp(U.UpstreamOp):
+    """``stablehlo.exponential`` (rewritten by ``legalize_trig`` when complex)."""
+
+    name = "stablehlo.exponential"
+
+
+_TRIG = {StableHLOSine: "sin", StableHLOCosine: "cos", StableHLOTan: "tan",
+         StableHLOExp: "exp"}
+
+
+def legalize_trig(op) -> None:
+    """A float32 (float16, bfloat16) sine, cosine or tangent as ``lowering/trig.py``'s
+    float64 reduction and polynomials, and a complex64 one (or exponential) from its parts
+    with those: IREE 3.13's own float32 expansion loses the argument's low bits
+    (``sin(-1e-10) = 6e-08``) and large arguments entirely."""
+    out = mlir.aval_of(op.results[0])
+    which = _TRIG[op_class(op)]
+    if out.dtype == np.complex64:
+        _replace(op, [complex_trig(_builder(op), op.operands[0], which)])
+    elif which != "exp" and dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:
+        _replace(op, [sin_cos_tan(_builder(op), op.operands[0], which)])
+
+
+class StableHLOAtan2(U.UpstreamOp):
+    """``stablehlo.atan2`` (rewritten by ``legalize_atan2``)."""
+
+    name = "stablehlo.atan2"
+
+
+def legalize_atan2(op) -> None:
+    """A float32 (float16, bfloat16) ``atan2`` as ``lowering/trig.py``'s float64 one: IREE
+    3.13's float32 expansion is 30 ulp off (``arctan``, ``arcsin``, ``arccos`` are built
+    on it) and loses the sign of a tiny negative ``y`` (``atan2(-1e-34, -1.) = +pi``)."""
+    out = mlir.aval_of(op.results[0])
+    if dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:
+        _replace(op, [atan2(_builder(op), *op.operands)])
+
+
+class StableHLOCbrt(U.UpstreamOp):
+    """``stablehlo.cbrt`` (rewritten by ``legalize_cbrt``)."""
+
+    name = "stablehlo.cbrt"
+
+
+def legalize_cbrt(op) -> None:
+    """A float32 (float16, bfloat16) ``cbrt`` refined by a Newton step in float64, infinities
+    and zeros passed through: IREE 3.13's float32 one is 10 ulp off and ``cbrt(inf)`` NaN."""
+    out = mlir.aval_of(op.results[0])
+    if not dtypes.is_float(out.dtype) or out.dtype.itemsize > 4:
+        return
+    (x,) = op.operands
+    lb = _builder(op)
+    f64 = out.update(dtype=np.dtype(np.float64))
+    y0 = lb.op("stablehlo.cbrt", [x], out)
+
+    def op64(name, *xs):
+        return lb.op(f"stablehlo.{name}", list(xs), f64)
+
+    y, xd = lb.op("stablehlo.convert", [y0], f64), lb.op("stablehlo.convert", [x], f64)
+    y2 = op64("multiply", y, y)
+    step = op64("divide", op64("subtract", op64("multiply", y2, y), xd),
+                op64("multiply", lb.constant(np.full(out.shape, 3.0)), y2))
+    refined = lb.op("stablehlo.convert", [op64("subtract", y, step)], out)
+    keep = lb.op("stablehlo.or", [
+        lb.op("stablehlo.not", [lb.op("stablehlo.is_finite", [x], out.update(
+            dtype=np.dtype(np.bool_)))], out.update(dtype=np.dtype(np.bool_))),
+        lb.compare(y0, lb.constant(np.zeros(out.shape, out.dtype)), "EQ")],
+        out.update(dtype=np.dtype(np.bool_)))
+    _replace(op, [lb.op("stablehlo.select", [keep, x, refined], out)])
+
+
+# ---- boolean concatenate ---------------------------------------------------------------------
+class StableHLOConcatenate(U.UpstreamOp):
+    """``stablehlo.concatenate`` (rewritten by ``legalize_bool_concatenate``)."""
+
+    name = "stablehlo.concatenate"
+
+
+def legalize_bool_concatenate(op) -> None:
+    """A boolean concatenate as an int8 one compared with 0: IREE 3.13 gave two i1
+    concatenations of one shape (``concat(true, a != b)`` and ``concat(true, mask)``) the
+    same result."""
+    out = mlir.aval_of(op.results[0])
+    if not dtypes.is_bool(out.dtype):
+        return
+    lb = _builder(op)
+    i8 = np.dtype(np.int8)
+    parts = [lb.op("stablehlo.convert", [x], mlir.aval_of(x).update(dtype=i8))
+             for x in op.operands]
+    cat = lb.op("stablehlo.concatenate", parts, out.update(dtype=i8),
+                dimension=op.attributes["dimension"])
+    _replace(op, [lb.compare(cat, lb.constant(np.zeros(out.shape, i8)), "NE")])
+
+
+# ---- boolean convert ------------------------------------------------------------------------
+def legalize_bool_convert(op) -> None:
+    """A boolean-to-number convert as ``select(x, 1, 0)``: IREE 3.13 folds the convert of a
+    mask it knows to be all true (``x == x``, ``m | True``) so that a sum over it counts
+    one element per reduced row."""
+    src, out = mlir.aval_of(op.operands[0]), mlir.aval_of(op.results[0])
+    if not dtypes.is_bool(src.dtype) or dtypes.is_bool(out.dtype):
+        return
+    lb = _builder(op)
+    ones, zeros = (lb.constant(np.full(out.shape, v, out.dtype)) for v in (1, 0))
+    _replace(op, [lb.op("stablehlo.select", [op.operands[0], ones, zeros], out)])
+
+
+class StableHLOOr(U.UpstreamOp):
+    """``stablehlo.or`` (rewritten by ``legalize_bool_splat_logic``)."""
+
+    name = "stablehlo.or"
+
+
+class StableHLOAnd(U.UpstreamOp):
+    """``stablehlo.and`` (rewritten by ``legalize_bool_splat_logic``)."""
+
+    name = "stablehlo.and"
+
+
+def legalize_bool_splat_logic(op) -> None:
+    """``x | True -> True``, ``x | False -> x``, ``x & False -> False``, ``x & True -> x``
+    on booleans: IREE's own folding of these left a reduction whose input it no longer
+    reads, and its CPU code summed one element per row of it."""
+    out = mlir.aval_of(op.results[0])
+    if not dtypes.is_bool(out.dtype):
+        return
+    absorbing = op_class(op) is StableHLOOr
+    x, y = op.operands
+    for value, other in ((y, x), (x, y)):
+        c = R.constant_value(value)
+        if c is None or c.size == 0 or not (np.all(c) or not np.any(c)):
+            continue
+        keep = value if bool(c.flat[0]) == absorbing else other
+        if mlir.aval_of(keep) == out:
+            _replace(op, [keep])
+            return
+
+
 # ---- donation --------------------------------------------------------------------------------
 def alias_donated_arguments(fn) -> None:
     """``jax.buffer_donor`` arguments -> ``iree.abi.output = j`` with ``j`` the first
@@ -573,4 +751,14 @@ PATTERNS = {
     StableHLOFft: legalize_fft,
     StableHLODotGeneral: legalize_unsigned_dot,
     StableHLOPower: legalize_float_power,
+    StableHLOSine: legalize_trig,
+    StableHLOCosine: legalize_trig,
+    StableHLOTan: legalize_trig,
+    StableHLOExp: legalize_trig,
+    StableHLOAtan2: legalize_atan2,
+    StableHLOCbrt: legalize_cbrt,
+    StableHLOConcatenate: legalize_bool_concatenate,
+    StableHLOConvert: legalize_bool_convert,
+    StableHLOOr: legalize_bool_splat_logic,
+    StableHLOAnd: legalize_bool_splat_logic,
 }

@@ -132,9 +132,11 @@ class Target:
             f = self._devices("vulkan")
         else:
             raise ValueError(f"irax: unknown compilation backend {self.backend!r}")
-        f += ["--iree-input-type=stablehlo", "--iree-opt-const-eval=false"]
+        # float64 stays float64 in either mode: without x64 irax emits float64 only where
+        # it means it (the exact float32 sin/cos reduction of lowering/trig.py)
+        f += ["--iree-input-type=stablehlo", "--iree-opt-const-eval=false",
+              "--iree-input-demote-f64-to-f32=false"]
         if config.jax_enable_x64:
-            f.append("--iree-input-demote-f64-to-f32=false")
             if self.backend == "llvm-cpu" and not self.triple:
                 # float64 sin/cos/tan become libm calls, which IREE's embedded linker
                 # cannot resolve: link a system library (host only) instead

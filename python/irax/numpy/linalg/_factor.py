@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from irax.core import dtypes
+from irax.lax import _shape as lax_shape
 from irax.lax import _util as LU
 from irax.lax import linalg as lax_linalg
 from irax.numpy import _util as U
@@ -123,6 +124,12 @@ def _solve_matrices(a, b):
     a = broadcast_to(a, batch + sa[-2:])
     b = broadcast_to(b, batch + sb[-2:])
     lu, _, perm = lax_linalg.lu(a)
+    if sb[-1] == 1:
+        # IREE 3.13 fails to compile lu + lu_solve of a single right-hand column ("'arith.
+        # select' op failed to verify that all of {true_value, false_value, result} have
+        # same type"): solve two columns, the second zero, and keep the first
+        wide = lax_shape.concatenate([b, lax_shape.full_like(b, 0)], len(sb) - 1)
+        return lax_shape.slice_in_dim(lu_solve(lu, perm, wide), 0, 1, axis=len(sb) - 1)
     return lu_solve(lu, perm, b)
 
 
