@@ -6,7 +6,18 @@
     f = irax.jit(lambda x: jnp.sin(x) * 2.0)
 """
 
-from irax import ad_checkpoint, dtypes, errors, ir, random, tree, tree_util, typing  # noqa: F401
+from irax import (  # noqa: F401
+    ad_checkpoint,
+    dtypes,
+    errors,
+    ir,
+    nn,
+    random,
+    scipy,
+    tree,
+    tree_util,
+    typing,
+)
 from irax import dialect as _dialect  # noqa: F401 - registers the op families
 from irax.config import config  # noqa: F401
 from irax.core.abstract import ShapeDtypeStruct  # noqa: F401

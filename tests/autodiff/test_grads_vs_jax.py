@@ -26,6 +26,10 @@ UNARY = {
     "arctan": (lambda m, x: m.arctan(x), _ANY), "arcsin": (lambda m, x: m.arcsin(x), _UNIT),
     "sinh": (lambda m, x: m.sinh(x), _ANY), "cosh": (lambda m, x: m.cosh(x), _ANY),
     "logaddexp": (lambda m, x: m.logaddexp(x, 0.3 * x), _ANY),
+    # ties split evenly and -inf operands weigh 0 (JAX's custom derivative)
+    "logaddexp_ties": (lambda m, x: m.logaddexp(x, m.concatenate([x[:2], x[2:] * 0 - m.inf])),
+                       _ANY),
+    "logaddexp2_ties": (lambda m, x: m.logaddexp2(x, x[::-1]), _ANY),
     "power_int": (lambda m, x: x ** 3, _ANY), "power_float": (lambda m, x: x ** 2.5, _POS),
     "maximum": (lambda m, x: m.maximum(x, 0.5), _ANY),
     "minimum": (lambda m, x: m.minimum(x, x[::-1]), _ANY),

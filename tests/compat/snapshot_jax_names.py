@@ -8,7 +8,8 @@ import importlib
 import sys
 
 MODULES = ("jax", "jax.numpy", "jax.numpy.linalg", "jax.numpy.fft", "jax.lax", "jax.nn",
-           "jax.scipy.special", "jax.random")
+           "jax.nn.initializers", "jax.scipy.special", "jax.scipy.linalg", "jax.scipy.stats",
+           "jax.random")
 
 
 def public_names() -> dict[str, list[str]]:

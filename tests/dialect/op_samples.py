@@ -271,3 +271,50 @@ SAMPLES.update({
                              ((np.arange(8, dtype=np.int8).reshape(2, 4),),
                               dict(new_dtype=np.dtype(np.float32)))],
 })
+
+
+SAMPLES.update({
+    # convolution.py: NCHW with padding, strides and both dilations; NHWC/HWIO with feature
+    # groups; 1-D with batch groups
+    "irax.conv_general_dilated": [
+        ((_f(2, 3, 5, 4), _f(2, 3, 2, 2)),
+         dict(window_strides=(1, 2), padding=(1, 0, 0, 1), lhs_dilation=(1, 1),
+              rhs_dilation=(2, 1), lhs_spec=(0, 1, 2, 3), rhs_spec=(0, 1, 2, 3),
+              out_spec=(0, 1, 2, 3))),
+        ((_f(1, 4, 4, 4), _f(2, 2, 2, 4)),
+         dict(window_strides=(1, 1), padding=(0, 0, 0, 0), lhs_dilation=(2, 1),
+              rhs_dilation=(1, 1), lhs_spec=(0, 3, 1, 2), rhs_spec=(3, 2, 0, 1),
+              out_spec=(0, 3, 1, 2), feature_group_count=2)),
+        ((_f(4, 2, 5), _f(4, 2, 2)),
+         dict(window_strides=(1,), padding=(0, 0), lhs_dilation=(1,), rhs_dilation=(1,),
+              lhs_spec=(0, 1, 2), rhs_spec=(0, 1, 2), out_spec=(0, 1, 2),
+              batch_group_count=2))],
+})
+
+
+def _win(dims, strides=None, low=None, high=None, base=None, wdil=None):
+    n = len(dims)
+    return dict(window_dimensions=dims, window_strides=strides or (1,) * n,
+                padding_low=low or (0,) * n, padding_high=high or (0,) * n,
+                base_dilation=base or (1,) * n, window_dilation=wdil or (1,) * n)
+
+
+SAMPLES.update({
+    # windowed.py: strides, padding (negative too), base and window dilation
+    "irax.reduce_window_sum": [((_f(5),), _win((3,), low=(1,), high=(1,))),
+                               ((_f(4, 5),), _win((2, 2), (2, 1), (1, -1), (0, 1), (2, 1),
+                                                  (1, 2))),
+                               ((_i(3, 4),), _win((2, 2)))],
+    "irax.reduce_window_max": [((_f(2, 4, 4, 3),), _win((1, 2, 2, 1), (1, 2, 2, 1))),
+                               ((_f(6),), _win((2,), (1,), (1,), (2,), (2,), (2,))),
+                               ((_b(5),), _win((2,)))],
+    "irax.reduce_window_min": [((_f(4, 3),), _win((3, 2), (1, 1), (1, 0), (1, 1))),
+                               ((_i(6),), _win((3,), (2,)))],
+})
+
+SAMPLES.update({
+    # lax_misc.py: float16-like, bfloat16-like and a tiny float
+    "irax.reduce_precision": [((_f(2, 3),), dict(exponent_bits=5, mantissa_bits=10)),
+                              ((_f(4),), dict(exponent_bits=8, mantissa_bits=7)),
+                              ((_f(3),), dict(exponent_bits=3, mantissa_bits=1))],
+})

@@ -6,7 +6,8 @@ irax's status (done, partial and why, missing) and the totals.
 JAX's names come from ``irax.cli.jax_names`` (a snapshot of the JAX release the tests run
 against; a test keeps it current). A name is *done* when irax has it, *partial* when irax
 has it and says what it leaves out (``irax.core.compat.partial_support``), *missing*
-otherwise.
+otherwise. jax.lax's ``*_p`` primitive objects are JAX internals: listed apart, outside
+the totals.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ class Coverage:
     done: list[str] = field(default_factory=list)
     partial: dict[str, str] = field(default_factory=dict)
     missing: list[str] = field(default_factory=list)
+    #: names outside what irax follows (jax.lax's ``*_p`` primitive objects)
+    internal: list[str] = field(default_factory=list)
 
     @property
     def total(self) -> int:
@@ -41,6 +44,12 @@ def irax_module_name(jax_module: str) -> str:
     return "irax" + jax_module[len("jax"):]
 
 
+def is_internal(jax_module: str, name: str) -> bool:
+    """JAX's primitive objects (``jax.lax.add_p``): the internals of its tracing machinery,
+    which JAX code calls through the functions (``jax.lax.add``) instead."""
+    return jax_module == "jax.lax" and name.endswith("_p")
+
+
 def coverage(jax_module: str) -> Coverage:
     """Which of ``jax_module``'s names irax's counterpart has."""
     cov = Coverage(jax_module)
@@ -49,7 +58,9 @@ def coverage(jax_module: str) -> Coverage:
     except ImportError:
         mod = None
     for name in NAMES[jax_module]:
-        if mod is None or not hasattr(mod, name):
+        if is_internal(jax_module, name):
+            cov.internal.append(name)
+        elif mod is None or not hasattr(mod, name):
             cov.missing.append(name)
         elif (reason := partial_reason(mod, name)) is not None:
             cov.partial[name] = reason
@@ -88,6 +99,10 @@ def render() -> str:
             lines.append("")
         if c.missing:
             lines += ["Missing: " + ", ".join(f"`{n}`" for n in c.missing) + ".", ""]
+        if c.internal:
+            lines += [f"Not counted: {len(c.internal)} primitive objects (`{c.internal[0]}`, "
+                      "...), internals of JAX's tracing that code reaches through the "
+                      "functions.", ""]
         lines += ["Done: " + (", ".join(f"`{n}`" for n in c.done) or "none") + "."]
     return "\n".join(lines) + "\n"
 

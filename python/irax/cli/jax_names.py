@@ -177,6 +177,12 @@ NAMES: dict[str, tuple[str, ...]] = {
         "sigmoid", "silu", "soft_sign", "softmax", "softplus", "sparse_plus", "sparse_sigmoid",
         "squareplus", "standardize", "swish", "tanh",
     ),
+    "jax.nn.initializers": (
+        "Initializer", "constant", "delta_orthogonal", "glorot_normal", "glorot_uniform",
+        "he_normal", "he_uniform", "kaiming_normal", "kaiming_uniform", "lecun_normal",
+        "lecun_uniform", "normal", "ones", "orthogonal", "truncated_normal", "uniform",
+        "variance_scaling", "xavier_normal", "xavier_uniform", "zeros",
+    ),
     "jax.scipy.special": (
         "bernoulli", "bessel_jn", "beta", "betainc", "betaln", "boxcox", "boxcox1p", "comb",
         "dawsn", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp1", "expi", "expit",
@@ -185,6 +191,20 @@ NAMES: dict[str, tuple[str, ...]] = {
         "loggamma", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "owens_t", "poch",
         "polygamma", "rel_entr", "sici", "softmax", "spence", "sph_harm_y", "wofz", "xlog1py",
         "xlogy", "zeta",
+    ),
+    "jax.scipy.linalg": (
+        "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+        "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
+        "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
+        "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve",
+        "pascal", "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester",
+        "solve_triangular", "sqrtm", "svd", "toeplitz",
+    ),
+    "jax.scipy.stats": (
+        "bernoulli", "beta", "betabinom", "binom", "cauchy", "chi2", "dirichlet", "expon",
+        "gamma", "gaussian_kde", "gennorm", "geom", "gumbel_l", "gumbel_r", "laplace",
+        "logistic", "mode", "multinomial", "multivariate_normal", "nbinom", "norm", "pareto",
+        "poisson", "rankdata", "sem", "t", "truncnorm", "uniform", "vonmises", "wrapcauchy",
     ),
     "jax.random": (
         "PRNGKey", "ball", "bernoulli", "beta", "binomial", "bits", "categorical", "cauchy",

@@ -10,9 +10,11 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     constant,
     control,
     control_flow,
+    convolution,
     elementwise,
     fft,
     indexing,
+    lax_misc,  # noqa: F401,E402 - reduce_precision
     linalg,
     linalg_decompositions,
     linalg_spectral,
@@ -25,5 +27,6 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     sorting,
     transform,
     vectorize,
+    windowed,
 )
 from irax.dialect.base import REGISTRY, Op, OpError, lookup  # noqa: F401

@@ -19,7 +19,6 @@ from irax.core import dtypes
 from irax.dialect import elementwise as E
 from irax.frontend.trace import bind
 from irax.lax import _util as U
-from irax.lax._elementwise import COMPLEX, FLOAT, prepare
 
 _LN2 = float(np.log(2.0))
 
@@ -129,25 +128,3 @@ def atanh_raw(x):
     one = _c(x, 1.0)
     r = _mul(_c(x, 0.5), bind(E.Log1p, _div(_mul(_c(x, 2.0), x), _sub(one, x))))
     return _where(_cmp(bind(E.Abs, x), one, "GT"), _c(x, np.nan), r)
-
-
-def _public(name, raw):
-    def fn(x):
-        (x,) = prepare(name, [x], (FLOAT, COMPLEX))
-        if dtypes.is_complex(U.aval_of(x).dtype):
-            raise NotImplementedError(f"irax.lax.{name} does not support complex operands yet")
-        return raw(x)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"Elementwise ``{name}`` (``jax.lax.{name}``); real operands only."
-    return fn
-
-
-asin = _public("asin", asin_raw)
-acos = _public("acos", acos_raw)
-atan = _public("atan", atan_raw)
-sinh = _public("sinh", sinh_raw)
-cosh = _public("cosh", cosh_raw)
-asinh = _public("asinh", asinh_raw)
-acosh = _public("acosh", acosh_raw)
-atanh = _public("atanh", atanh_raw)

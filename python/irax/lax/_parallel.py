@@ -20,9 +20,13 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.dialect import collective as C
 from irax.dialect import elementwise as E
+from irax.dialect import indexing as I
+from irax.dialect.constant import Iota
 from irax.frontend.axes import bound_axis_size
 from irax.frontend.trace import bind, current_trace
 from irax.lax import _util as U
+from irax.lax._misc import Token
+from irax.lax._shape_more import dynamic_index_in_dim, index_in_dim
 
 
 def _names(axis_name) -> tuple:
@@ -181,3 +185,160 @@ def ppermute(x, axis_name, perm):
 def _no_groups(name: str, groups) -> None:
     if groups is not None:
         raise NotImplementedError(f"irax.lax.{name}: axis_index_groups is not supported")
+
+
+def axis_size(axis_name) -> int:
+    """The size of the mapped axis (the product of the sizes for a tuple of names)
+    (``jax.lax.axis_size``)."""
+    return int(np.prod([_size(name) for name in _names(axis_name)], dtype=np.int64))
+
+
+def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_groups=None,
+               tiled: bool = False):
+    """Example ``i`` gets chunk ``i`` of every example's ``x`` along ``split_axis``, stacked
+    (``tiled``: concatenated) along ``concat_axis`` in example order
+    (``jax.lax.all_to_all``)."""
+    names = _names(axis_name)
+    _no_groups("all_to_all", axis_index_groups)
+    n = axis_size(axis_name)
+
+    def swap(v):
+        a = U.aval_of(v)
+        sa = _canonical("all_to_all", "split_axis", split_axis, a.ndim, a.shape)
+        if not tiled and a.shape[sa] != n:
+            raise ValueError(f"all_to_all requires the size of the mapped axis axis_name to "
+                             f"equal x.shape[split_axis], but they are {n} and "
+                             f"{a.shape[sa]} respectively.")
+        if tiled and a.shape[sa] % n:
+            raise ValueError(f"The size of all_to_all split_axis ({a.shape[sa]}) has to be "
+                             f"divisible by the size of the named axis {axis_name} ({n})")
+        rest = list(a.shape)
+        if tiled:  # the split axis as (chunk, chunk size)
+            rest[sa] //= n
+            v = U.reshape(v, a.shape[:sa] + (n, rest[sa]) + a.shape[sa + 1:])
+        else:
+            del rest[sa]
+        ca = _canonical("all_to_all", "concat_axis", concat_axis, len(rest) + (not tiled),
+                        a.shape)
+        g = all_gather(v, names if len(names) > 1 else names[0])
+        me = axis_index(names if len(names) > 1 else names[0])
+        g = dynamic_index_in_dim(g, me, sa + 1, keepdims=False)  # [source, *rest]
+        perm = list(range(1, len(rest) + 1))
+        perm.insert(ca, 0)
+        g = U.transpose(g, perm)
+        if tiled:
+            return U.reshape(g, tuple(rest[:ca]) + (n * rest[ca],) + tuple(rest[ca + 1:]))
+        return g
+
+    return _leafwise(swap, x)
+
+
+def pswapaxes(x, axis_name, axis: int, *, axis_index_groups=None):
+    """``all_to_all(x, axis_name, axis, axis)`` (``jax.lax.pswapaxes``)."""
+    return all_to_all(x, axis_name, axis, axis, axis_index_groups=axis_index_groups)
+
+
+def pshuffle(x, axis_name, perm):
+    """Example ``i`` gets ``x`` of example ``perm[i]`` (``jax.lax.pshuffle``)."""
+    perm = [operator.index(p) for p in perm]
+    if sorted(perm) != list(range(axis_size(axis_name))):
+        raise ValueError(f"`perm` does not represent a permutation: {perm}")
+    return ppermute(x, axis_name, [(p, i) for i, p in enumerate(perm)])
+
+
+def pbroadcast(x, axis_name, source: int):
+    """Every example gets ``x`` of example ``source`` (``jax.lax.pbroadcast``)."""
+    source = operator.index(source)
+    return _leafwise(lambda v: index_in_dim(all_gather(v, axis_name), source, 0,
+                                            keepdims=False), x)
+
+
+def pcast(x, axis_name, *, to: str):
+    """Changes the varying-ness type of ``x`` over ``axis_name`` (``jax.lax.pcast``); irax
+    has no such types, so the value is returned unchanged."""
+    if isinstance(axis_name, (set, frozenset)):
+        raise TypeError(f"axis_name={axis_name} must be a tuple or a str. Got {axis_name}")
+    if to not in ("varying", "invariant", "unreduced", "reduced"):
+        raise ValueError("Got unexpected `to` value. Allowed `to` values are: "
+                         "('varying', 'invariant', 'unreduced', 'reduced')")
+    return _leafwise(lambda v: v, x)
+
+
+def ragged_all_to_all(operand, output, input_offsets, send_sizes, output_offsets, recv_sizes,
+                      *, axis_name, axis_index_groups=None):
+    """Slice ``i`` of every example's ``operand`` (rows ``input_offsets[i]`` on, ``send_sizes[i]``
+    of them) goes to example ``i // (len(send_sizes) / axis size)``, written into its ``output``
+    at the sender's ``output_offsets[i]`` (``jax.lax.ragged_all_to_all``)."""
+    _no_groups("ragged_all_to_all", axis_index_groups)
+    del recv_sizes  # the sender's send_sizes say how many rows arrive
+    n_dev = axis_size(axis_name)
+    x, out = U.as_operand(operand), U.as_operand(output)
+    xa, oa = U.aval_of(x), U.aval_of(out)
+    n = U.aval_of(send_sizes).shape[0]
+    if n % n_dev:
+        raise ValueError(f"ragged_all_to_all: the number of slices {n} must be divisible by "
+                         f"the size {n_dev} of axis {axis_name!r}")
+    if xa.dtype != oa.dtype or xa.shape[1:] != oa.shape[1:]:
+        raise TypeError(f"ragged_all_to_all: operand and output must agree in dtype and in all "
+                        f"but the leading dim, got {xa.str_short()} and {oa.str_short()}")
+    per = n // n_dev
+    ints = [U.convert(U.as_operand(v), np.int32) for v in (input_offsets, send_sizes,
+                                                             output_offsets)]
+    g_x = all_gather(x, axis_name)
+    g_in, g_size, g_out = (all_gather(v, axis_name) for v in ints)
+    me = U.convert(axis_index(axis_name), np.int32)
+    rows = oa.shape[0]
+    r = bind(Iota, shape=(rows,), dtype=np.dtype(np.int32), dimension=0)
+    for s in range(n_dev):
+        src = index_in_dim(g_x, s, 0, keepdims=False)
+        for k in range(per):
+            i = bind(E.Add, bind(E.Mul, me, U.full((), per, np.int32)), U.full((), k, np.int32))
+
+            def pick(g, i=i, s=s):
+                return U.reshape(dynamic_index_in_dim(index_in_dim(g, s, 0, keepdims=False),
+                                                      i, 0, keepdims=False), ())
+
+            start, size, at = pick(g_in), pick(g_size), pick(g_out)
+            rel = bind(E.Sub, r, U.broadcast_to(at, (rows,)))
+            hit = bind(E.And, bind(E.Compare, rel, U.full((rows,), 0, np.int32), direction="GE"),
+                       bind(E.Compare, rel, U.broadcast_to(size, (rows,)), direction="LT"))
+            idx = bind(E.Add, rel, U.broadcast_to(start, (rows,)))
+            taken = bind(I.Gather, src, U.reshape(idx, (rows, 1)),
+                         offset_dims=tuple(range(1, xa.ndim)), collapsed_slice_dims=(0,),
+                         start_index_map=(0,), slice_sizes=(1, *xa.shape[1:]),
+                         index_vector_dim=1)
+            mask = U.broadcast_in_dim(hit, oa.shape, (0,))
+            out = bind(E.Select, mask, taken, out)
+    return out
+
+
+class _SendToken(Token):
+    """The token of a ``psend``: it carries the permuted value to its ``precv``."""
+
+    __slots__ = ("values", "perm")
+
+    def __init__(self, values, perm):
+        self.values, self.perm = values, perm
+
+
+def psend(x, axis_name, perm):
+    """Sends ``x`` along the ``(source, destination)`` pairs ``perm``; returns the token
+    that the matching ``precv`` receives from (``jax.lax.psend``)."""
+    return _SendToken(ppermute(x, axis_name, perm), [tuple(p) for p in perm])
+
+
+def precv(token, out_shape, axis_name, perm):
+    """The value sent by the ``psend`` whose token is ``token`` (``jax.lax.precv``): shaped
+    like ``out_shape``, zeros where no pair of ``perm`` arrives."""
+    _names(axis_name)
+    if not isinstance(token, _SendToken):
+        raise NotImplementedError("irax.lax.precv: the token must come from the matching "
+                                  "psend (irax passes the value with the token)")
+    if [tuple(p) for p in perm] != token.perm:
+        raise ValueError(f"precv: perm {perm} differs from the psend's {token.perm}")
+    for v, s in zip(tree_util.tree_leaves(token.values), tree_util.tree_leaves(out_shape)):
+        a = U.aval_of(v)
+        if tuple(s.shape) != a.shape or np.dtype(s.dtype) != a.dtype:
+            raise TypeError(f"precv: out_shape {s.shape} {s.dtype} does not match the sent "
+                            f"{a.str_short()}")
+    return token.values

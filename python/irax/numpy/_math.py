@@ -12,9 +12,11 @@ from irax.core import dtypes
 from irax.dialect import elementwise as E
 from irax.frontend.trace import bind
 from irax.lax import _math as M
+from irax.lax import _math_complex as MC
 from irax.lax._elementwise import conj_raw
 from irax.numpy import _util as U
 from irax.numpy._util import cmp, const, select
+from irax.transforms.custom_derivatives import custom_jvp
 
 _LN2 = float(np.log(2.0))
 
@@ -39,11 +41,10 @@ def _op(op_cls):
     return lambda x: bind(op_cls, x)
 
 
-def _real_only(name, raw):
+def _with_complex(lax_name, raw):
+    """``raw`` for real ``x``, the complex function of ``lax_name`` for complex ``x``."""
     def fn(x):
-        if _is_complex(x):
-            raise NotImplementedError(f"irax.numpy.{name} does not support complex inputs yet")
-        return raw(x)
+        return MC.COMPLEX_FUNCTIONS[lax_name](x) if _is_complex(x) else raw(x)
 
     return fn
 
@@ -79,14 +80,14 @@ sin = _unary("sin", _op(E.Sin))
 cos = _unary("cos", _op(E.Cos))
 tan = _unary("tan", _op(E.Tan))
 tanh = _unary("tanh", _op(E.Tanh))
-arcsin = _unary("arcsin", _real_only("arcsin", M.asin_raw))
-arccos = _unary("arccos", _real_only("arccos", M.acos_raw))
-arctan = _unary("arctan", _real_only("arctan", M.atan_raw))
-sinh = _unary("sinh", _real_only("sinh", M.sinh_raw))
-cosh = _unary("cosh", _real_only("cosh", M.cosh_raw))
-arcsinh = _unary("arcsinh", _real_only("arcsinh", M.asinh_raw))
-arccosh = _unary("arccosh", _real_only("arccosh", M.acosh_raw))
-arctanh = _unary("arctanh", _real_only("arctanh", M.atanh_raw))
+arcsin = _unary("arcsin", _with_complex("asin", M.asin_raw))
+arccos = _unary("arccos", _with_complex("acos", M.acos_raw))
+arctan = _unary("arctan", _with_complex("atan", M.atan_raw))
+sinh = _unary("sinh", _with_complex("sinh", M.sinh_raw))
+cosh = _unary("cosh", _with_complex("cosh", M.cosh_raw))
+arcsinh = _unary("arcsinh", _with_complex("asinh", M.asinh_raw))
+arccosh = _unary("arccosh", _with_complex("acosh", M.acosh_raw))
+arctanh = _unary("arctanh", _with_complex("atanh", M.atanh_raw))
 asin, acos, atan = arcsin, arccos, arctan
 asinh, acosh, atanh = arcsinh, arccosh, arctanh
 
@@ -126,14 +127,43 @@ def _logaddexp(name, x1, x2, exp_fn, log1p_scale):
     return select(cmp(delta, delta, "NE"), bind(E.Add, x1, x2), bind(E.Add, amax, tail))
 
 
+def _logaddexp_rule(name, exp_fn, log1p_scale):
+    """The function with JAX's derivative: ``d out = t1 e^(x1 - out) + t2 e^(x2 - out)``
+    (base 2 for logaddexp2; ``+inf`` read as 0, as JAX does),
+    which splits a tie evenly: the composition's ``|x1 - x2|`` has derivative 1 at 0."""
+
+    @custom_jvp
+    def fn(x1, x2):
+        return _logaddexp(name, x1, x2, exp_fn, log1p_scale)
+
+    @fn.defjvp
+    def fn_jvp(primals, tangents):
+        (x1, x2), (t1, t2) = primals, tangents
+        out = fn(x1, x2)
+
+        def finite(v):
+            return select(cmp(v, const(v, np.inf), "EQ"), const(v, 0), v)
+
+        def weight(x):
+            return exp_fn(bind(E.Sub, finite(x), finite(out)))
+
+        return out, bind(E.Add, bind(E.Mul, t1, weight(x1)), bind(E.Mul, t2, weight(x2)))
+
+    return fn
+
+
+_logaddexp_e = _logaddexp_rule("logaddexp", lambda v: bind(E.Exp, v), 1.0)
+_logaddexp_2 = _logaddexp_rule("logaddexp2", _exp2, 1 / _LN2)
+
+
 def logaddexp(x1, x2, /):
     """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
-    return _logaddexp("logaddexp", x1, x2, lambda v: bind(E.Exp, v), 1.0)
+    return _logaddexp_e(*U.promote_args_inexact("logaddexp", x1, x2))
 
 
 def logaddexp2(x1, x2, /):
     """``log2(2**x1 + 2**x2)`` without overflow."""
-    return _logaddexp("logaddexp2", x1, x2, _exp2, 1 / _LN2)
+    return _logaddexp_2(*U.promote_args_inexact("logaddexp2", x1, x2))
 
 
 def hypot(x1, x2, /):

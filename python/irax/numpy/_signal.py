@@ -5,11 +5,10 @@
     jnp.correlate(x, y, mode="full")                # y is conjugated
     x * jnp.hanning(len(x))
 
-Like JAX, ``convolve`` and ``correlate`` are computed directly (not by FFT): the
-windows of the zero-padded longer operand are laid out as a ``(m, out)`` matrix by
-reshapes alone (each row shifted by one more element), then contracted with the shorter
-operand by one ``dot``, which carries ``precision`` and ``preferred_element_type``. The
-matrix costs ``m * (n + m)`` elements of memory.
+Like JAX, ``convolve`` and ``correlate`` are computed directly (not by FFT), as one 1-D
+``lax.conv_general_dilated`` of the longer operand, zero-padded for the mode, with the
+shorter one (reversed for ``convolve``), which carries ``precision`` and
+``preferred_element_type``.
 """
 
 from __future__ import annotations
@@ -19,9 +18,9 @@ import numpy as np
 from irax.core import dtypes
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
+from irax.lax._conv import conv_general_dilated
 from irax.numpy import _aux as X
 from irax.numpy import _util as U
-from irax.numpy._linalg import dot
 from irax.numpy._math import conj, cos, sqrt
 from irax.numpy._math_more import i0
 from irax.numpy._ufuncs import absolute, add, multiply, subtract, true_divide
@@ -32,24 +31,9 @@ _MODES = ("full", "same", "valid")
 
 
 # ---- convolve / correlate ------------------------------------------------------------------
-def _windows(x, m: int, lo: int, hi: int):
-    """``W[j, k] = xpad[j + k]`` for ``j < m`` and every output ``k``, where ``xpad`` is
-    ``x`` zero-padded by ``lo`` / ``hi``: the padded signal repeated ``m`` times, flattened,
-    extended by ``m`` zeros and read back with rows one element longer, so that row ``j``
-    starts ``j`` elements later."""
-    a = U.aval_of(x)
-    zero = LU.full((), 0, a.dtype)
-    xpad = LS.pad(x, zero, [(lo, hi, 0)])
-    q = a.shape[0] + lo + hi
-    out = q - m + 1
-    rows = LS.broadcast_in_dim(xpad, (m, q), (1,))
-    flat = LS.pad(LS.reshape(rows, (m * q,)), zero, [(0, m, 0)])
-    return LS.slice(LS.reshape(flat, (m, q + 1)), (0, 0), (m, out))
-
-
 def _promoted(x, y, preferred_element_type):
     """JAX's promotion of the operands (to inexact without ``preferred_element_type``).
-    Bool and narrow unsigned operands that the ``dot`` widens (to a float, or to a wider
+    Bool and narrow unsigned operands that the contraction widens (to a float, or to a wider
     ``preferred_element_type``) are converted through int32 first (same values): IREE 3.13
     fuses their conversion into the ``dot`` and then reads them as signed (or fails to
     compile a bool one)."""
@@ -69,7 +53,7 @@ def _via_int32(orig, promoted, wide):
     if p.dtype.kind in "fc":
         target = p.dtype
     elif wide is not None and wide.itemsize > a.dtype.itemsize:
-        target = wide   # the dot's result dtype: the same products, reduced in it
+        target = wide   # the result dtype: the same products, reduced in it
     else:
         return promoted
     return LU.convert(LU.convert(orig, np.int32), target, p.weak_type)
@@ -104,8 +88,11 @@ def _conv(x, y, mode: str, op: str, precision, preferred_element_type):
         lo, hi = m - 1, m - 1
     else:
         raise ValueError(f"mode must be one of {list(_MODES)}")
-    out = dot(y, _windows(x, m, lo, hi), precision=precision,
-              preferred_element_type=preferred_element_type)
+    n = U.aval_of(x).shape[0]
+    out = conv_general_dilated(LS.reshape(x, (1, 1, n)), LS.reshape(y, (1, 1, m)), (1,),
+                               [(lo, hi)], precision=precision,
+                               preferred_element_type=preferred_element_type)
+    out = LS.reshape(out, (U.aval_of(out).shape[2],))
     return LS.rev(out, (0,)) if reverse else out
 
 
