@@ -18,10 +18,8 @@ import irax
 import irax.scipy.stats as ist
 from irax.test_util import check_grads
 
-# irax.scipy.special (engineer D) returns non-weak results for all-weak scalar inputs of
-# these functions where JAX keeps them weak; the cases below that reach them with only
-# Python scalars skip the weak-type comparison (values and dtypes are still compared).
-KNOWN_WEAK_MISMATCH = {"logistic.ppf", "logistic.isf"}
+#: cases whose weak type may differ from JAX's (none: every case compares it)
+KNOWN_WEAK_MISMATCH: set[str] = set()
 
 
 def check(got, want, *, tol=2e-4, weak=True, msg=""):

@@ -71,6 +71,9 @@ class Op:
     #: operands whose derivative is defined along Hermitian perturbations only (the rule
     #: takes the tangent as Hermitian, as JAX's cholesky and eigh do): tests symmetrize them
     hermitian_tangents: ClassVar[tuple[int, ...]] = ()
+    #: True where the derivative rules are a surrogate by definition, not the function's
+    #: own (JAX's straight-through ``reduce_precision``): finite differences do not apply
+    surrogate_derivative: ClassVar[bool] = False
     #: the builder method name (``b.add``); defaults to the op name without "irax."
     method: ClassVar[str] = ""
     #: False when result types cannot be inferred from operands alone (``irax.call``):

@@ -54,6 +54,8 @@ class ReducePrecision(Op):
     num_operands = 1
     attributes = {"exponent_bits": A.I64, "mantissa_bits": A.I64}
     raises_from = "stablehlo.reduce_precision"
+    #: JAX's rule: the tangent (cotangent) rounded the same way, a straight-through surrogate
+    surrogate_derivative = True
 
     @classmethod
     def raise_attrs(cls, op):

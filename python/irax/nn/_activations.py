@@ -11,7 +11,7 @@ import numpy as np
 
 from irax import lax
 from irax import numpy as jnp
-from irax.nn._special import erfc
+from irax.lax import erfc
 from irax.numpy import _util as U
 from irax.transforms.custom_derivatives import custom_jvp
 
