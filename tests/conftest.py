@@ -17,3 +17,23 @@ def x64():
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+#: test folders whose eager ``vmap`` runs on the reference interpreter: their batching
+#: rules are the dialect's, whose compiled form the jitted tests of each family check
+_INTERPRETED_EAGER_VMAP = ("tests/lax/", "tests/nn/", "tests/scipy/")
+
+
+@pytest.fixture(autouse=True)
+def _eager_vmap_interpreted_in_library_tests(request):
+    from irax.config import config
+
+    path = str(request.node.path).replace("\\", "/")
+    if not any(part in path for part in _INTERPRETED_EAGER_VMAP):
+        yield
+        return
+    config.update("irax_eager_vmap_compiled", False)
+    try:
+        yield
+    finally:
+        config.update("irax_eager_vmap_compiled", True)
