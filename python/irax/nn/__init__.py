@@ -1,9 +1,9 @@
 """irax.nn: ``jax.nn``'s activations, softmax family, attention and initializers.
 
-    import irax.nn as nn
-    nn.relu(x); nn.softmax(x, axis=-1, where=mask); nn.gelu(x, approximate=False)
-    nn.dot_product_attention(q, k, v, is_causal=True)
-    w = nn.initializers.he_normal()(irax.random.key(0), (3, 4))
+    irax.nn.relu(x); irax.nn.softmax(x, axis=-1, where=mask)
+    irax.nn.gelu(x, approximate=False)
+    irax.nn.dot_product_attention(q, k, v, is_causal=True)
+    w = irax.nn.initializers.he_normal()(irax.random.key(0), (3, 4))
 
 Everything is built from ``irax.numpy``/``irax.lax`` (dtypes and weak types as
 ``jax.nn``'s), with JAX's custom derivatives where JAX has them (relu, relu6, softmax,
