@@ -125,7 +125,8 @@ def _mask_indices(mask, pos, x_shape, before):
     m = np.asarray(LU.host_data(mask))
     start = sum(1 for k, _ in before if k in ("slice", "int", "dyn", "array"))
     expected = list(x_shape[start:start + m.ndim])
-    if list(m.shape) != expected:
+    # a zero-length mask dim matches any dim (as JAX): it selects nothing
+    if m.ndim != len(expected) or not all(s in (0, e) for s, e in zip(m.shape, expected)):
         raise IndexError(f"boolean index did not match shape of indexed array in index {pos}: "
                          f"got {m.shape}, expected {expected}")
     return [LU.host_array(i.astype(_INDEX_DTYPE)) for i in np.nonzero(m)]
@@ -212,6 +213,8 @@ def _gather(x, dims):
     adv = [d for d, (k, _) in enumerate(dims) if k == "array"]
     idx = [_wrap(dims[d][1], shape[d]) for d in adv]
     bshape = U.broadcast_shapes("getitem", *(U.aval_of(i).shape for i in idx))
+    if any(shape[d] == 0 for d in adv):
+        return _gather_from_empty(x, adv, bshape)
     idx = [LU.reshape(LU.broadcast_to(i, bshape), bshape + (1,)) for i in idx]
     indices = idx[0] if len(idx) == 1 else bind(S.Concatenate, *idx, dimension=len(bshape))
     contiguous = adv == list(range(adv[0], adv[-1] + 1))
@@ -222,6 +225,20 @@ def _gather(x, dims):
                 start_index_map=tuple(adv),
                 slice_sizes=tuple(1 if d in adv else n for d, n in enumerate(shape)),
                 index_vector_dim=len(bshape))
+
+
+def _gather_from_empty(x, adv, bshape):
+    """``x[idx]`` where an indexed dim of ``x`` is empty: empty indices give the (empty)
+    result, as JAX; any index is out of range, where JAX's gather raises its TypeError."""
+    shape = U.aval_of(x).shape
+    d = next(d for d in adv if shape[d] == 0)
+    if int(np.prod(bshape)) != 0:
+        raise TypeError(f"Slice size at index {d} in gather op is out of range, must be "
+                        f"within [0, 0 + 1), got 1.")
+    contiguous = adv == list(range(adv[0], adv[-1] + 1))
+    rest = [n for i, n in enumerate(shape) if i not in adv]
+    at = adv[0] if contiguous else 0
+    return LU.reshape(x, tuple(rest[:at]) + tuple(bshape) + tuple(rest[at:]))
 
 
 def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
@@ -246,6 +263,10 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False,
         raise NotImplementedError("The 'raise' mode to jnp.take is not supported.")
     if mode not in ("fill", "clip", "wrap"):
         raise ValueError(f"Invalid mode {mode!r} for jnp.take")
+    if n == 0:  # JAX's rule: an empty take from an empty axis returns ``a`` itself
+        if ia.size:
+            raise IndexError("Cannot do a non-empty jnp.take() from an empty axis.")
+        return x
     if mode == "wrap":
         i = LU.convert(remainder(idx, n), _INDEX_DTYPE)
     elif mode == "clip":

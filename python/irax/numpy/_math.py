@@ -10,10 +10,12 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.dialect import elementwise as E
+from irax.dialect.bitcast import BitcastConvert
 from irax.frontend.trace import bind
 from irax.lax import _math as M
 from irax.lax import _math_complex as MC
 from irax.lax._elementwise import conj_raw
+from irax.numpy import _complex_special as CS
 from irax.numpy import _util as U
 from irax.numpy._util import cmp, const, select
 from irax.transforms.custom_derivatives import custom_jvp
@@ -41,12 +43,23 @@ def _op(op_cls):
     return lambda x: bind(op_cls, x)
 
 
-def _with_complex(lax_name, raw):
-    """``raw`` for real ``x``, the complex function of ``lax_name`` for complex ``x``."""
+def _with_complex(lax_name, raw, fix=None):
+    """``raw`` for real ``x``, the complex function of ``lax_name`` for complex ``x``, with
+    JAX's values at the special points ``fix(x, r)`` (``_complex_special``) selects."""
+    fix = fix or CS.FIXES.get(lax_name)
+
     def fn(x):
-        return MC.COMPLEX_FUNCTIONS[lax_name](x) if _is_complex(x) else raw(x)
+        if not _is_complex(x):
+            return raw(x)
+        r = MC.COMPLEX_FUNCTIONS[lax_name](x)
+        return fix(x, r) if fix else r
 
     return fn
+
+
+def _expm1(x):
+    r = bind(E.Expm1, x)
+    return CS.real_axis_fix(_op(E.Expm1))(x, r) if _is_complex(x) else r
 
 
 def _log_base(base):
@@ -68,7 +81,7 @@ def _exp2(x):
 
 exp = _unary("exp", _op(E.Exp))
 exp2 = _unary("exp2", _exp2)
-expm1 = _unary("expm1", _op(E.Expm1))
+expm1 = _unary("expm1", _expm1)
 log = _unary("log", _op(E.Log))
 log2 = _unary("log2", _log_base(2.0))
 log10 = _unary("log10", _log_base(10.0))
@@ -83,8 +96,8 @@ tanh = _unary("tanh", _op(E.Tanh))
 arcsin = _unary("arcsin", _with_complex("asin", M.asin_raw))
 arccos = _unary("arccos", _with_complex("acos", M.acos_raw))
 arctan = _unary("arctan", _with_complex("atan", M.atan_raw))
-sinh = _unary("sinh", _with_complex("sinh", M.sinh_raw))
-cosh = _unary("cosh", _with_complex("cosh", M.cosh_raw))
+sinh = _unary("sinh", _with_complex("sinh", M.sinh_raw, CS.real_axis_fix(M.sinh_raw)))
+cosh = _unary("cosh", _with_complex("cosh", M.cosh_raw, CS.real_axis_fix(M.cosh_raw)))
 arcsinh = _unary("arcsinh", _with_complex("asinh", M.asinh_raw))
 arccosh = _unary("arccosh", _with_complex("acosh", M.acosh_raw))
 arctanh = _unary("arctanh", _with_complex("atanh", M.atanh_raw))
@@ -184,7 +197,7 @@ def hypot(x1, x2, /):
 
 
 def signbit(x, /):
-    """True where the sign bit is set (``-0.0`` included; the sign of NaN is not seen)."""
+    """True where the sign bit is set, ``-0.0`` and ``-NaN`` included (``jnp.signbit``)."""
     x = U.as_array("signbit", x)
     dt = U.aval_of(x).dtype
     if dtypes.is_unsigned(dt) or dtypes.is_bool(dt):
@@ -193,9 +206,9 @@ def signbit(x, /):
         return cmp(x, const(x, 0), "LT")
     if dtypes.is_complex(dt):
         raise ValueError(f"irax.numpy.signbit is not well defined for {dt}")
-    zero = const(x, 0)
-    neg_zero = bind(E.And, cmp(x, zero, "EQ"), cmp(bind(E.Div, const(x, 1), x), zero, "LT"))
-    return bind(E.Or, cmp(x, zero, "LT"), neg_zero)
+    # the sign bit itself, read as a signed integer of the same width (-0. and -NaN too)
+    bits = bind(BitcastConvert, x, new_dtype=np.dtype(f"int{dt.itemsize * 8}"))
+    return cmp(bits, const(bits, 0), "LT")
 
 
 def copysign(x1, x2, /):

@@ -113,8 +113,13 @@ class Array(ArrayMethods):
             return data.astype(dtype)
         return data.copy() if copy else data
 
-    def __dlpack__(self, *args, **kwargs):
-        return np.array(self._numpy()).__dlpack__(*args, **kwargs)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule of the host copy of the data (``jax.Array.__dlpack__``'s
+        keywords; ``stream`` must be None on the CPU)."""
+        if stream is not None and stream != -1:
+            raise ValueError(f"DLPack stream {stream!r} is not supported for CPU arrays")
+        return np.array(self._numpy()).__dlpack__(max_version=max_version,
+                                                  dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         return (1, 0)
