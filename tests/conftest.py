@@ -19,8 +19,9 @@ def rng():
     return np.random.default_rng(0)
 
 
-#: test folders whose eager ``vmap`` runs on the reference interpreter: their batching
-#: rules are the dialect's, whose compiled form the jitted tests of each family check
+#: test folders whose eager ``vmap`` and eager control flow run on the reference
+#: interpreter: their batching rules and loops are the dialect's, whose compiled form the
+#: jitted tests of each family check (tests/control checks eager compiled control flow)
 _INTERPRETED_EAGER_VMAP = ("tests/lax/", "tests/nn/", "tests/scipy/")
 
 
@@ -33,7 +34,9 @@ def _eager_vmap_interpreted_in_library_tests(request):
         yield
         return
     config.update("irax_eager_vmap_compiled", False)
+    config.update("irax_eager_control_flow_compiled", False)
     try:
         yield
     finally:
         config.update("irax_eager_vmap_compiled", True)
+        config.update("irax_eager_control_flow_compiled", True)

@@ -113,15 +113,40 @@ config.define("irax_compilation_cache_memory_bytes", 64 << 20,
 config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
               _optional_str, env="JAX_PLATFORMS")
 config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)
-config.define("irax_cpu_driver", "local-sync",
-              "IREE driver of CPU devices: 'local-sync' (runs on the calling thread) or "
-              "'local-task' (a thread pool; IREE 3.13 was seen to race on programs with "
-              "loops under it, returning wrong values now and then).", str,
+config.define("irax_cpu_driver", "auto",
+              "IREE driver of CPU programs: 'auto' (each program on the calling thread "
+              "with 'local-sync', or on IREE's thread pool with 'local-task' when its "
+              "matrix products and convolutions reach irax_cpu_threads_min_flops), "
+              "'local-sync' or 'local-task' for every program.", str,
               env="IRAX_CPU_DRIVER")
+config.define("irax_cpu_threads_min_flops", 1 << 25,
+              "Under irax_cpu_driver='auto': the multiply-adds of a program's matrix "
+              "products and convolutions from which it runs on the thread pool.",
+              _nonnegative_int, env="IRAX_CPU_THREADS_MIN_FLOPS")
+config.define("irax_cpu_allocator", "caching",
+              "Buffer allocator of CPU devices: 'caching' keeps freed buffers (up to "
+              "irax_cpu_allocator_cache_bytes) for reuse by the next allocation of the "
+              "same size, sparing every call the page faults of fresh memory; 'system' "
+              "allocates and frees each buffer.", str, env="IRAX_CPU_ALLOCATOR")
+config.define("irax_cpu_allocator_cache_bytes", 2 << 30,
+              "Most bytes of device buffers the caching CPU allocator holds, live and "
+              "free together, before it returns freed ones to the system.",
+              _nonnegative_int, env="IRAX_CPU_ALLOCATOR_CACHE_BYTES")
 config.define("irax_eager_vmap_compiled", True,
               "Run vmap outside jit compiled (the same program, and numbers, as jit(vmap)); "
               "False runs it on the reference interpreter (no compile: slower per call, "
               "but no compile latency).", _bool, env="IRAX_EAGER_VMAP_COMPILED")
+config.define("irax_eager_control_flow_compiled", True,
+              "Run lax.while_loop, fori_loop, scan, map and cond outside jit compiled, as "
+              "JAX does (the loop is compiled once and every trip runs in the compiled "
+              "program); False runs them on the reference interpreter (no compile latency, "
+              "but each trip pays the interpreter).", _bool,
+              env="IRAX_EAGER_CONTROL_FLOW_COMPILED")
+config.define("irax_while_grad_tape_bytes", 64 << 20,
+              "Memory the reverse sweep of a while_loop may use for stored carries "
+              "(checkpoints and one segment): within it the backward pass costs about 2 "
+              "forward sweeps (docs/control_flow.md).", _nonnegative_int,
+              env="IRAX_WHILE_GRAD_TAPE_BYTES", traced=True)
 config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
               _bool, env="IRAX_LOG_COMPILES")
 config.define("jax_numpy_dtype_promotion", "standard",

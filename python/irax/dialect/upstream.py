@@ -65,6 +65,10 @@ class StableHLOSort(UpstreamOp):
     name = "stablehlo.sort"
 
 
+class StableHLOWhile(UpstreamOp):
+    name = "stablehlo.while"
+
+
 class StableHLOGather(UpstreamOp):
     name = "stablehlo.gather"
 
@@ -79,6 +83,18 @@ class StableHLOReduce(UpstreamOp):
 
 class StableHLODot(UpstreamOp):
     name = "stablehlo.dot"
+
+
+class StableHLODotGeneral(UpstreamOp):
+    name = "stablehlo.dot_general"
+
+
+class StableHLOConvolution(UpstreamOp):
+    name = "stablehlo.convolution"
+
+
+class BuiltinModule(UpstreamOp):
+    name = "builtin.module"
 
 
 class StableHLOReverse(UpstreamOp):

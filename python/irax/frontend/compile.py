@@ -17,9 +17,11 @@ import hashlib
 import threading
 
 from irax.core import tree_util
+from irax.core.config import config
 from irax.core.errors import OutOfMemoryError, byte_count
 from irax.dialect import mlir
 from irax.lowering.stablehlo import num_devices
+from irax.lowering.work import contraction_flops
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
@@ -80,7 +82,7 @@ def compile_entry(entry, device, name: str, function: str = "main") -> None:
     home = group[0] if group else device
     entry.name = name
     entry.executable = _executable(vmfb, home, group, [a.dtype for a in entry.out_avals],
-                                   function)
+                                   function, wants_threads(module, device))
     entry.device = home
 
 
@@ -91,14 +93,28 @@ _EXECUTABLES_MAX = 64
 _LOCK = threading.Lock()
 
 
-def _executable(vmfb: bytes, device, group, out_dtypes, function: str) -> Executable:
-    key = (hashlib.sha256(vmfb).digest(), device, tuple(group), tuple(out_dtypes), function)
+def wants_threads(module, device) -> bool:
+    """Whether a program runs on IREE's thread pool: always under ``irax_cpu_driver=
+    "local-task"``, never under ``"local-sync"``; under ``"auto"`` when its matrix
+    products and convolutions hold at least ``irax_cpu_threads_min_flops`` multiply-adds
+    (below that, and for elementwise work, the thread hand-off costs more than a second
+    core gains: docs/performance.md)."""
+    if device.platform != "cpu" or config.irax_cpu_driver != "auto":
+        return False
+    return contraction_flops(module) >= config.irax_cpu_threads_min_flops
+
+
+def _executable(vmfb: bytes, device, group, out_dtypes, function: str,
+                threads: bool = False) -> Executable:
+    key = (hashlib.sha256(vmfb).digest(), device, device.driver, tuple(group),
+           tuple(out_dtypes), function, threads)
     with _LOCK:
         exe = _EXECUTABLES.get(key)
         if exe is not None:
             _EXECUTABLES.move_to_end(key)
             return exe
-    exe = Executable(vmfb, device, out_dtypes, function=function, devices=group)
+    exe = Executable(vmfb, device, out_dtypes, function=function, devices=group,
+                     threads=threads)
     with _LOCK:
         _EXECUTABLES[key] = exe
         while len(_EXECUTABLES) > _EXECUTABLES_MAX:

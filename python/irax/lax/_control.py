@@ -12,6 +12,7 @@ import numpy as np
 
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray
+from irax.core.config import config
 from irax.dialect.control_flow import Cond, Scan, While
 from irax.dialect.elementwise import Compare, Convert, Select
 from irax.frontend import eager
@@ -21,11 +22,13 @@ from irax.frontend.callee import (
     leaf_aval_and_value,
     trace_callee,
 )
+from irax.frontend.compile import run_compiled
 from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as S
 from irax.lax import _util as U
 from irax.runtime.array import Array
+from irax.runtime.compiler import carries
 from irax.transforms.vectorize import vmap
 
 
@@ -35,7 +38,10 @@ def _avals(leaves):
 
 def _run(build, operands, api: str):
     """``build(operand_tracers) -> output tracers`` inside the current trace, or eagerly: in
-    a fresh trace whose function is then run by the reference interpreter."""
+    a fresh trace whose function is then compiled (once: the compile cache knows it by its
+    content) and run, as JAX runs control flow outside jit; with
+    ``irax_eager_control_flow_compiled`` off, or for dtypes IREE cannot carry, it runs on
+    the reference interpreter instead."""
     if current_trace() is not None:
         return build(list(operands))
     pairs = [leaf_aval_and_value(x) for x in operands]
@@ -43,8 +49,18 @@ def _run(build, operands, api: str):
         outs = build([t.add_argument(a) for a, _ in pairs])
         t.finish(outs)
         out_avals = t.out_avals
+    if config.irax_eager_control_flow_compiled and _compilable(pairs, out_avals):
+        return run_compiled(t.module, "main", list(operands), [a for a, _ in pairs],
+                            out_avals, api)
     values = eager.evaluate(t.module, "main", [v for _, v in pairs])
     return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
+
+
+def _compilable(pairs, out_avals) -> bool:
+    """Whether an eager control-flow program can run compiled: IREE carries its dtypes, and
+    its operands are concrete (tracers of an outer eager transformation run it in place)."""
+    avals = [a for a, _ in pairs] + list(out_avals)
+    return all(carries(a.dtype) for a in avals) and all(v is not None for _, v in pairs)
 
 
 def _trace(fun, avals, in_tree, api: str):

@@ -78,6 +78,7 @@ from irax.dialect.upstream import op_class
 from irax.lowering.builder import LoweringBuilder
 from irax.lowering.sort_network import network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
+from irax.lowering.while_carries import pack_forwarded_carries
 from irax.passes.registry import ModulePass, register_pass
 
 #: the argument attribute of a donated buffer (JAX's, in exported StableHLO too)
@@ -407,12 +408,6 @@ def legalize_signless(op) -> None:
 
 
 # ---- dots of widened unsigned integers ----------------------------------------------------
-class StableHLODotGeneral(U.UpstreamOp):
-    """``stablehlo.dot_general`` (the op ``legalize_unsigned_dot`` guards)."""
-
-    name = "stablehlo.dot_general"
-
-
 class StableHLOConvert(U.UpstreamOp):
     name = "stablehlo.convert"
 
@@ -740,6 +735,7 @@ def alias_donated_arguments(fn) -> None:
 #: root op class -> its pattern
 PATTERNS = {
     U.StableHLOSort: legalize_sort,
+    U.StableHLOWhile: pack_forwarded_carries,
     U.StableHLOGather: legalize_gather,
     U.StableHLOScatter: legalize_scatter,
     U.StableHLOReduce: legalize_reduce,
@@ -749,7 +745,7 @@ PATTERNS = {
     StableHLOPad: legalize_complex_pad,
     U.StableHLOConstant: legalize_complex128_constant,
     StableHLOFft: legalize_fft,
-    StableHLODotGeneral: legalize_unsigned_dot,
+    U.StableHLODotGeneral: legalize_unsigned_dot,
     StableHLOPower: legalize_float_power,
     StableHLOSine: legalize_trig,
     StableHLOCosine: legalize_trig,

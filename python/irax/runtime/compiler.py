@@ -223,7 +223,7 @@ def compile_module(module, target: Target, name: str = "main") -> bytes:
 
 
 def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
-    flags = target.flags()
+    flags = target.flags() + GLOBAL_FLAGS
     version = compiler_version()
     key = cache.make_key(code, "\0".join(flags), version, CACHE_VERSION)
     hit = _memory.get(key)
@@ -286,13 +286,33 @@ def _release_freed_memory() -> None:
     trim(0)
 
 
+#: process-wide compiler options (not session options in IREE 3.13), set before the first
+#: compilation and part of every cache key. IREE 3.13's local-task driver races on the
+#: reusable command buffers with indirect bindings it records for loop bodies: wrong values
+#: or "transient buffer has not been committed" about once in 300 calls of a program with
+#: nested loops; with direct bindings it does not (docs/performance.md: the standalone
+#: reproducer and the measurements)
+GLOBAL_FLAGS = ("--iree-hal-indirect-command-buffers=false",)
+_global_flags_set = []
+
+
+def _set_global_flags() -> None:
+    if _global_flags_set:
+        return
+    from iree.compiler.api import ctypes_dl  # import cost: IREE loads on first use
+
+    ctypes_dl._initializeGlobalCL("irax", *GLOBAL_FLAGS)
+    _global_flags_set.append(True)
+
+
 def _session(flags: tuple[str, ...]):
     """A fresh compiler session per compilation (0.3 ms): sessions reused across
     invocations were seen to carry state from one compilation into the next."""
     from iree.compiler.api import Session  # import cost: IREE loads on first use
 
+    _set_global_flags()
     s = Session()
-    s.set_flags(*flags)
+    s.set_flags(*(f for f in flags if f not in GLOBAL_FLAGS))
     return s
 
 
@@ -301,6 +321,11 @@ _FRACTIONAL_BYTES = "does not have integral number of total bytes"
 #: the sub-byte and exotic float dtypes IREE 3.13's compiler and runtime do not carry
 _NO_ELEMENT_TYPE = ("int2", "uint2", "int4", "uint4", "float8_e3m4", "float8_e4m3",
                     "float8_e4m3b11fnuz", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
+
+
+def carries(dtype) -> bool:
+    """Whether compiled programs can take, hold and return arrays of ``dtype``."""
+    return str(dtype) not in _NO_ELEMENT_TYPE
 
 
 def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:

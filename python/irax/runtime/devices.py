@@ -1,8 +1,16 @@
 """IREE devices as irax ``Device`` objects (``irax.devices()``, ``Array.devices()``).
 
-The IREE runtime is imported on first use. CPU devices use the ``local-sync`` driver by
-default (``irax.config.update("irax_cpu_driver", "local-task")`` for IREE's thread pool);
-``irax.config.update("jax_num_cpu_devices", N)`` creates N distinct local devices.
+The IREE runtime is imported on first use. ``irax.config.update("jax_num_cpu_devices",
+N)`` creates N distinct local devices.
+
+A CPU device holds up to two IREE devices over the same host memory: a ``local-sync``
+one, which runs a program on the calling thread (the cheapest call: no thread hand-off),
+and, created when first needed, a ``local-task`` one, which spreads a program's work over
+IREE's thread pool. Buffers of either are valid for both. Under ``irax_cpu_driver="auto"``
+(the default) each program picks (``Device.hal_for``); ``"local-sync"`` or
+``"local-task"`` sends every program to one. Both allocate through IREE's caching
+allocator (``irax_cpu_allocator``), so that a program called again reuses the memory of
+the results it returned before instead of faulting in fresh pages.
 """
 
 from __future__ import annotations
@@ -22,13 +30,34 @@ _lock = threading.RLock()
 class Device:
     """One device: a platform name, an id, and the IREE HAL device behind it."""
 
-    def __init__(self, platform: str, id: int, hal_device, driver_name: str):
+    def __init__(self, platform: str, id: int, hal_device, driver_name: str,
+                 threads_factory=None):
         self.platform = platform
         self.id = id
+        #: the HAL device arrays on this device are allocated by (and read back through)
         self.hal = hal_device
         self.driver = driver_name
         self.device_kind = {"cpu": "cpu", "cuda": "gpu", "vulkan": "gpu"}.get(platform, platform)
         self.process_index = 0
+        self._threads_factory = threads_factory
+        self._threads = None
+
+    def hal_for(self, threads: bool):
+        """The HAL device a program runs on: the thread-pool one when ``threads`` and this
+        device has one (a CPU device under ``irax_cpu_driver="auto"``), else ``hal``."""
+        if not threads or self._threads_factory is None:
+            return self.hal
+        hal = self._threads
+        if hal is None:
+            with _lock:
+                if self._threads is None:
+                    self._threads = self._threads_factory()
+                hal = self._threads
+        return hal
+
+    def hal_devices(self) -> list:
+        """Every HAL device created for this device."""
+        return [self.hal] + ([self._threads] if self._threads is not None else [])
 
     def __repr__(self) -> str:
         kind = "CpuDevice" if self.platform == "cpu" else f"{self.platform.capitalize()}Device"
@@ -89,25 +118,54 @@ def devices(backend: str | None = None) -> list[Device]:
     return cached
 
 
+def cpu_allocators() -> list[str] | None:
+    """The IREE allocator specs of new CPU devices (``irax_cpu_allocator``)."""
+    kind = config.irax_cpu_allocator
+    if kind == "system":
+        return None
+    if kind != "caching":
+        raise RuntimeError(f"irax.devices: irax_cpu_allocator must be 'caching' or 'system', "
+                           f"got {kind!r}")
+    cap = config.irax_cpu_allocator_cache_bytes
+    if not cap:
+        return None
+    # one pool over the CPU's only heap: any size, at most `cap` bytes live and free
+    # together, at most 64 free buffers remembered
+    return [f"caching:*=*;{cap};64"]
+
+
+def _cpu_device(drv_name: str, first: bool):
+    drv = _driver(drv_name)
+    allocators = cpu_allocators()
+    if first:
+        return drv.create_default_device(allocators=allocators)
+    return drv.create_device_by_uri(drv_name, allocators=allocators)
+
+
 def _create(platform: str, n) -> list[Device]:
     drv_name = _PLATFORM_DRIVERS[platform]
     if platform == "cpu":
         drv_name = config.irax_cpu_driver
-        if drv_name not in ("local-sync", "local-task"):
-            raise RuntimeError(f"irax.devices: irax_cpu_driver must be 'local-sync' or "
-                               f"'local-task', got {drv_name!r}")
+        if drv_name not in ("auto", "local-sync", "local-task"):
+            raise RuntimeError(f"irax.devices: irax_cpu_driver must be 'auto', 'local-sync' "
+                               f"or 'local-task', got {drv_name!r}")
     try:
-        drv = _driver(drv_name)
+        _driver("local-sync" if drv_name == "auto" else drv_name)
     except Exception as e:  # noqa: BLE001 - IREE raises plain exceptions for missing drivers
         raise RuntimeError(f"irax.devices: backend {platform!r} is not available: {e}") from None
     if platform == "cpu":
-        hal = [drv.create_default_device()] + [
-            drv.create_device_by_uri(drv_name) for _ in range(max(n, 1) - 1)]
-    else:
-        infos = drv.query_available_devices()
-        if not infos:
-            raise RuntimeError(f"irax.devices: no {platform} devices found")
-        hal = [drv.create_device(info["device_id"]) for info in infos]
+        home = "local-sync" if drv_name == "auto" else drv_name
+        out = []
+        for i in range(max(n, 1)):
+            threads = (lambda i=i: _cpu_device("local-task", i == 0)) if drv_name == "auto" \
+                else None
+            out.append(Device(platform, i, _cpu_device(home, i == 0), drv_name, threads))
+        return out
+    drv = _driver(drv_name)
+    infos = drv.query_available_devices()
+    if not infos:
+        raise RuntimeError(f"irax.devices: no {platform} devices found")
+    hal = [drv.create_device(info["device_id"]) for info in infos]
     return [Device(platform, i, h, drv_name) for i, h in enumerate(hal)]
 
 
@@ -121,3 +179,12 @@ def default_device() -> Device:
 
 def device_count(backend: str | None = None) -> int:
     return len(devices(backend))
+
+
+def trim_allocators() -> None:
+    """Hands the buffers the caching allocators keep for reuse back to the system."""
+    with _lock:
+        made = [d for key, devs in _state.items() if isinstance(key, tuple) for d in devs]
+    for d in made:
+        for hal in d.hal_devices():
+            hal.allocator.trim()

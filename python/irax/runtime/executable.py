@@ -16,19 +16,22 @@ class Executable:
     compiled for several, on ``devices``: the module's ``@dev0``, ``@dev1``, ...).
 
     ``__call__(views)`` takes IREE buffer views and returns the results' buffer views.
+    ``threads``: run on the devices' thread pools where they have one
+    (``Device.hal_for``).
     """
 
     def __init__(self, vmfb: bytes, device: _devices.Device, out_dtypes, function: str = "main",
-                 devices=None):
+                 devices=None, threads: bool = False):
         rt = _devices.runtime()
         inst = _devices.instance()
         self.vmfb = vmfb
         self.device = device
         self.module = rt.VmModule.copy_buffer(inst, vmfb)
         if devices:
-            hal = rt.create_hal_module(inst, devices=[d.hal for d in devices])
+            hal = rt.create_hal_module(inst, devices=[d.hal_for(threads) for d in devices])
         else:
-            hal = rt.create_hal_module(inst, device.hal)
+            hal = rt.create_hal_module(inst, device.hal_for(threads))
+        self.threads = threads
         self.context = rt.VmContext(inst, [hal, self.module])
         self.function = self.module.lookup_function(function)
         if self.function is None:

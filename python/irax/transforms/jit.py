@@ -280,6 +280,7 @@ def clear_caches() -> None:
     for specs in live:
         specs.entries.clear()
     clear_executables()
+    devices.trim_allocators()
     compiler.clear_memory_cache()  # last: it also hands the freed heap back to the system
 
 

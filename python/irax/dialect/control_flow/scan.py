@@ -25,13 +25,38 @@ from irax.dialect.control_flow.region_op import (
     block_avals,
     fmt_avals,
     hoist_invariants,
-    inline_block,
     outline,
     return_avals,
     tangents_of,
 )
+from irax.dialect.control_flow.unroll import clone_body, steps_per_trip
 from irax.dialect.regions import call, emit_region_op
 from irax.dialect.rules import has_tangent
+
+_I32 = ShapedArray((), np.int32)
+
+
+def _step(b, region, consts, carry, xs, ys, pos, n: int, reverse: bool):
+    """One scan step at position ``pos`` (an i32 value; step ``n - 1 - pos`` when
+    ``reverse``), emitted by the builder ``b``: the new carry and ys."""
+    idx = b.op("stablehlo.subtract", [b.constant(np.int32(n - 1)), pos], _I32) if reverse \
+        else pos
+    x_slices = []
+    for x in xs:
+        a = mlir.aval_of(x)
+        starts = [idx] + [b.constant(np.int32(0)) for _ in a.shape[1:]]
+        s = b.op("stablehlo.dynamic_slice", [x, *starts], a.update(shape=(1, *a.shape[1:])),
+                 slice_sizes=b.i64s([1, *a.shape[1:]]))
+        x_slices.append(b.op("stablehlo.reshape", [s], a.update(shape=a.shape[1:])))
+    results = clone_body(region, b.ip, list(consts) + list(carry) + x_slices)
+    c = len(carry)
+    new_ys = []
+    for y, v in zip(ys, results[c:]):
+        a = mlir.aval_of(y)
+        upd = b.op("stablehlo.reshape", [v], a.update(shape=(1, *a.shape[1:])))
+        starts = [idx] + [b.constant(np.int32(0)) for _ in a.shape[1:]]
+        new_ys.append(b.op("stablehlo.dynamic_update_slice", [y, upd, *starts], a))
+    return results[:c], new_ys
 
 
 class Scan(RegionOp):
@@ -102,54 +127,51 @@ class Scan(RegionOp):
 
     @classmethod
     def lower_regions(cls, lb, op, attrs) -> list:
-        """A ``stablehlo.while`` over (i, consts, carry, xs, ys): slices x_i with
-        dynamic_slice, runs the body, writes y_i with dynamic_update_slice."""
+        """A ``stablehlo.while`` over (i, consts, carry, xs, ys) whose every trip runs
+        ``u`` steps (``unroll.steps_per_trip``: more for smaller bodies), each slicing x_i
+        with dynamic_slice, running a copy of the body and writing y_i with
+        dynamic_update_slice; the ``length % u`` remaining steps follow the loop."""
         k, c, n, rev = attrs["num_consts"], attrs["num_carry"], attrs["length"], \
             attrs["reverse"]
+        region = op.regions[0]
+        u = steps_per_trip(region, n)
+        looped = n // u * u
         operands = list(op.operands)
         xs_n = len(operands) - k - c
         ys_avals = [mlir.aval_of(r) for r in op.results[c:]]
-        i32 = ShapedArray((), np.int32)
         zero = lb.constant(np.int32(0))
         ys0 = [lb.constant(np.zeros((), a.dtype)) for a in ys_avals]
         ys0 = [lb.op("stablehlo.broadcast_in_dim", [z], a, broadcast_dimensions=lb.i64s([]))
                for z, a in zip(ys0, ys_avals)]
+        if n == 0:   # no step: the body is never run (its slices would not verify)
+            return operands[k:k + c] + ys0
         init = [zero] + operands + ys0
         types = [v.type for v in init]
         loop = lb.create("stablehlo.while", init, types, regions=2)
-        # cond: i < n
+        # cond: i < the steps the loop runs
         cblock = loop.regions[0].blocks.append(*types)
         cb = lb.at_end(cblock)
-        limit = cb.constant(np.int32(n))
+        limit = cb.constant(np.int32(looped))
         cb.ret([cb.compare(cblock.arguments[0], limit, "LT")])
-        # body
+        # body: u steps
         bblock = loop.regions[1].blocks.append(*types)
         bb = lb.at_end(bblock)
         args = list(bblock.arguments)
         i = args[0]
         consts, carry = args[1:1 + k], args[1 + k:1 + k + c]
         xs, ys = args[1 + k + c:1 + k + c + xs_n], args[1 + k + c + xs_n:]
-        idx = i
-        if rev:
-            idx = bb.op("stablehlo.subtract", [bb.constant(np.int32(n - 1)), i], i32)
-        x_slices = []
-        for x in xs:
-            a = mlir.aval_of(x)
-            starts = [idx] + [bb.constant(np.int32(0)) for _ in a.shape[1:]]
-            s = bb.op("stablehlo.dynamic_slice", [x, *starts], a.update(shape=(1, *a.shape[1:])),
-                      slice_sizes=bb.i64s([1, *a.shape[1:]]))
-            x_slices.append(bb.op("stablehlo.reshape", [s], a.update(shape=a.shape[1:])))
-        results = inline_block(op.regions[0], bblock, consts + carry + x_slices)
-        new_ys = []
-        for y, v in zip(ys, results[c:]):
-            a = mlir.aval_of(y)
-            upd = bb.op("stablehlo.reshape", [v], a.update(shape=(1, *a.shape[1:])))
-            starts = [idx] + [bb.constant(np.int32(0)) for _ in a.shape[1:]]
-            new_ys.append(bb.op("stablehlo.dynamic_update_slice", [y, upd, *starts], a))
-        one = bb.constant(np.int32(1))
-        i1 = bb.op("stablehlo.add", [i, one], i32)
-        bb.ret([i1] + consts + list(results[:c]) + xs + new_ys)
-        return list(loop.results[1 + k:1 + k + c]) + list(loop.results[1 + k + c + xs_n:])
+        for j in range(u):
+            pos = i if j == 0 else bb.op("stablehlo.add", [i, bb.constant(np.int32(j))], _I32)
+            carry, ys = _step(bb, region, consts, carry, xs, ys, pos, n, rev)
+        i1 = bb.op("stablehlo.add", [i, bb.constant(np.int32(u))], _I32)
+        bb.ret([i1] + consts + list(carry) + xs + list(ys))
+        carry = list(loop.results[1 + k:1 + k + c])
+        ys = list(loop.results[1 + k + c + xs_n:])
+        consts, xs = operands[:k], operands[k + c:]
+        for j in range(looped, n):
+            carry, ys = _step(lb, region, consts, carry, xs, ys, lb.constant(np.int32(j)), n,
+                              rev)
+        return list(carry) + list(ys)
 
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, op, num_consts, num_carry, length, reverse):

@@ -9,10 +9,10 @@
     }) {num_consts = 1 : i64} : (tensor<f32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, ...)
 
 Reverse mode works for any trip count, data-dependent included (JAX supports none): the
-forward sweep counts the iterations n; the backward sweep visits k = n-1, ..., 0 and
-recomputes the carry entering step k from the initial carry (an inner loop of k steps)
-before applying the body's VJP. Memory: O(1) beyond the carry; time: O(n^2) body
-evaluations. Use ``scan``/``fori_loop`` with static bounds where the trip count is known.
+forward sweep counts the iterations n; the backward sweep visits k = n-1, ..., 0 with the
+carry entering each step from a checkpointed tape of bounded size (``while_tape.py``):
+about two body evaluations and one VJP per step, memory of a few hundred carries at
+most (``irax_while_grad_tape_bytes``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
+from irax.dialect.control_flow import while_tape as tape
 from irax.dialect.control_flow.region_op import (
     BOOL,
     I32,
@@ -216,50 +217,20 @@ class _WhileTranspose:
         acc = [b.zeros(a) for a, w in zip(in_avals[:k], wrt[:k]) if w]
         wrt_avals = [a for a, w in zip(in_avals, wrt) if w]
         n_acc, n_ct = len(acc), len(ct_carry)
-        start = b.sub(n, b.constant(value=np.asarray(1, np.int32)))
-        loop_consts = consts + init
-        state = [start] + ct_carry + acc
-        arg_avals = avals_of(loop_consts + state, b)
-        kk = len(loop_consts)
 
-        def cond(ib, a):
-            return [ib.compare(a[kk], ib.constant(np.int32(0)), direction="GE")]
-
-        def step(ib, a):
-            cs, ini = a[:k], a[k:kk]
-            i, ctc, ac = a[kk], a[kk + 1:kk + 1 + n_ct], a[kk + 1 + n_ct:]
-            carry_i = _recompute(ib, cs, ini, i, body, out_avals)
-            res = call(ib, vjp, cs + carry_i + ctc, list(out_avals) + wrt_avals)
+        def apply(ib, cs, carry_i, st):
+            ctc, ac = st[:n_ct], st[n_ct:]
+            res = call(ib, vjp, list(cs) + list(carry_i) + list(ctc),
+                       list(out_avals) + wrt_avals)
             grads = iter(res[len(out_avals):])
             g_consts = [next(grads) for w in wrt[:k] if w]
             g_carry = [next(grads) for w in wrt[k:] if w]
-            ac = [ib.add(x, y) for x, y in zip(ac, g_consts)]
-            return [ib.sub(i, ib.constant(np.int32(1)))] + g_carry + ac
+            return g_carry + [ib.add(x, y) for x, y in zip(ac, g_consts)]
 
-        res = emit_region_op(b.ir, While, loop_consts + state, [(arg_avals, cond),
-                                                                 (arg_avals, step)],
-                             avals_of(state, b), num_consts=kk)
+        res = [None] + tape.reverse_sweep(b.ir, While, consts, init, n, ct_carry + acc, body,
+                                          out_avals, apply)
         g_init, g_consts = iter(res[1:1 + n_ct]), iter(res[1 + n_ct:1 + n_ct + n_acc])
         out = [next(g_consts) if w else None for w in wrt[:k]]
         out += [next(g_init) if w else None for w in wrt[k:]]
         return [o if b.is_linear(t) else None for o, t in zip(out, tans)] + \
             [None] * (len(prim) + 1)
-
-
-def _recompute(ib, consts, init, steps, body, out_avals):
-    """The carry after ``steps`` applications of ``body`` to ``init`` (an inner loop)."""
-    k = len(consts)
-    arg_avals = [mlir.aval_of(v) for v in consts] + [I32, I32] + list(out_avals)
-
-    def cond(jb, a):
-        return [jb.compare(a[k], a[k + 1], direction="LT")]
-
-    def body_fill(jb, a):
-        j = jb.add(a[k], jb.constant(np.int32(1)))
-        return [j, a[k + 1]] + call(jb, body, a[:k] + a[k + 2:], out_avals)
-
-    zero = ib.constant(np.int32(0))
-    res = emit_region_op(ib, While, list(consts) + [zero, steps] + list(init),
-                         [(arg_avals, cond), (arg_avals, body_fill)],
-                         [I32, I32] + list(out_avals), num_consts=k)
-    return res[2:]

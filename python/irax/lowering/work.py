@@ -1,0 +1,80 @@
+"""How much arithmetic a lowered program's matrix products and convolutions hold.
+
+``contraction_flops(module)`` sums, over every ``stablehlo.dot_general``, ``stablehlo.dot``
+and ``stablehlo.convolution`` of a StableHLO module (loop bodies counted once), the
+multiply-adds one execution of the op performs. The runtime uses it to choose between
+running a program on the calling thread and spreading it over a thread pool: elementwise
+work is bound by memory bandwidth, which one core nearly saturates, while contractions
+scale with cores once they are large enough to pay for the hand-off.
+
+    %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0]
+        : (tensor<128x784xf32>, tensor<784x512xf32>) -> tensor<128x512xf32>
+
+holds 128 * 512 * 784 = 51,380,224 multiply-adds.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from irax.dialect import mlir
+from irax.dialect import upstream as U
+
+_CONTRACTING = re.compile(r"lhs_contracting_dimensions = \[([0-9, ]*)\]")
+_CONV_KERNEL = re.compile(r"x\[([^\]]*)\]->")
+
+
+def _shape(value) -> list[int] | None:
+    t = value.type
+    ir = mlir.ir()
+    if t.typeid != ir.RankedTensorType.static_typeid:
+        return None
+    t = ir.RankedTensorType(t)
+    return list(t.shape) if t.has_static_shape else None
+
+
+def _dot_general(op) -> int:
+    lhs, out = _shape(op.operands[0]), _shape(op.results[0])
+    if lhs is None or out is None:
+        return 0
+    found = _CONTRACTING.search(str(op.attributes["dot_dimension_numbers"]))
+    dims = [int(d) for d in found.group(1).split(",") if d.strip()] if found else []
+    return math.prod(out) * math.prod(lhs[d] for d in dims)
+
+
+def _dot(op) -> int:
+    lhs, out = _shape(op.operands[0]), _shape(op.results[0])
+    if lhs is None or out is None:
+        return 0
+    return math.prod(out) * (lhs[-1] if lhs else 1)
+
+
+def _convolution(op) -> int:
+    kernel, out = _shape(op.operands[1]), _shape(op.results[0])
+    if kernel is None or out is None:
+        return 0
+    found = _CONV_KERNEL.search(str(op.attributes["dimension_numbers"]))
+    spec = [s.strip() for s in found.group(1).split(",")] if found else []
+    o = spec.index("o") if "o" in spec else len(kernel) - 1
+    # each output element sums over the kernel's window and input features
+    return math.prod(out) * math.prod(kernel) // max(kernel[o], 1)
+
+
+_RULES = {U.StableHLODotGeneral: _dot_general, U.StableHLODot: _dot,
+          U.StableHLOConvolution: _convolution}
+
+
+def contraction_flops(module) -> int:
+    """The multiply-adds of ``module``'s contractions (each op counted once)."""
+    ir = mlir.ir()
+    total = [0]
+
+    def visit(op):
+        rule = _RULES.get(U.op_class(op))
+        if rule is not None:
+            total[0] += rule(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return total[0]

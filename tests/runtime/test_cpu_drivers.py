@@ -1,0 +1,166 @@
+"""CPU drivers: the per-program choice between the calling thread and IREE's thread pool,
+the stress test of the thread pool, and the caching allocator.
+
+Under IREE 3.13's ``local-task`` driver a program with nested loops returned a wrong value
+or failed with "transient buffer has not been committed" about once in 300 calls; the
+cause is IREE's reusable command buffers with indirect bindings (docs/performance.md has
+the standalone reproducer). irax compiles with direct bindings; the stress test below
+calls loop-heavy and pmap programs 1000 times each on the thread pool and requires every
+result to be bit-identical to the first.
+"""
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as jnp
+from irax.config import config
+from irax.frontend.compile import clear_executables
+from irax.lowering.work import contraction_flops
+from irax.runtime import devices
+
+
+def _iree_module(f, *args):
+    return irax.jit(f).lower(*args).compiler_ir("iree")
+
+
+def test_contraction_flops_counts_products_and_convolutions_once_each():
+    a = np.ones((128, 784), np.float32)
+    b = np.ones((784, 512), np.float32)
+    assert contraction_flops(_iree_module(lambda a, b: jnp.tanh(a @ b), a, b)) == 128 * 512 * 784
+    batched = np.ones((3, 8, 5), np.float32), np.ones((3, 5, 7), np.float32)
+    assert contraction_flops(_iree_module(jnp.matmul, *batched)) == 3 * 8 * 7 * 5
+    x = np.ones((2, 3, 10, 10), np.float32)   # NCHW
+    w = np.ones((4, 3, 3, 3), np.float32)     # OIHW: 4 outputs of 3x3 windows over 3 inputs
+    conv = _iree_module(lambda x, w: irax.lax.conv(x, w, (1, 1), "VALID"), x, w)
+    assert contraction_flops(conv) == 2 * 4 * 8 * 8 * (3 * 3 * 3)
+    # a loop body counts once, whatever the trip count (a scan's once per unrolled copy)
+    loop = _iree_module(lambda a, b, n: irax.lax.fori_loop(0, n, lambda i, c: c @ b, a),
+                        np.ones((4, 6), np.float32), np.ones((6, 6), np.float32), 100)
+    assert contraction_flops(loop) == 4 * 6 * 6
+    assert contraction_flops(_iree_module(lambda x: x * x + 1.0, a)) == 0
+
+
+@pytest.fixture
+def auto_driver():
+    old = config.irax_cpu_driver, config.irax_cpu_threads_min_flops
+    config.update("irax_cpu_driver", "auto")
+    clear_executables()
+    yield
+    config.update("irax_cpu_driver", old[0])
+    config.update("irax_cpu_threads_min_flops", old[1])
+    clear_executables()
+
+
+def _executable(f, *args):
+    jitted = irax.jit(f)
+    out = jitted(*args)
+    return out, jitted.lower(*args)._entry.executable
+
+
+def test_auto_runs_large_contractions_on_the_thread_pool_and_the_rest_inline(auto_driver):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    config.update("irax_cpu_threads_min_flops", 64 ** 3)
+    big, exe_big = _executable(lambda a: a @ a, a)
+    small, exe_small = _executable(lambda a: a[:32, :32] @ a[:32, :32] + 1.0, a)
+    elementwise, exe_ew = _executable(lambda a: a * a + 2.0, a)
+    assert exe_big.threads and not exe_small.threads and not exe_ew.threads
+    # buffers of either HAL device feed programs on the other
+    chained = irax.jit(lambda x: x * 0.5)(big)
+    np.testing.assert_allclose(np.asarray(big), a @ a, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(chained), 0.5 * (a @ a), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(small), a[:32, :32] @ a[:32, :32] + 1, rtol=1e-5,
+                               atol=1e-4)
+    np.testing.assert_allclose(np.asarray(elementwise), a * a + 2, rtol=1e-6)
+    again, exe_again = _executable(lambda a: a @ a, irax.device_put(elementwise))
+    assert exe_again.threads
+    np.testing.assert_allclose(np.asarray(again), (a * a + 2) @ (a * a + 2), rtol=1e-5)
+
+
+def test_forced_drivers_and_bad_values(auto_driver):
+    a = np.ones((8, 8), np.float32)
+    config.update("irax_cpu_threads_min_flops", 0)
+    for driver, threads in (("local-sync", False), ("auto", True)):
+        config.update("irax_cpu_driver", driver)
+        clear_executables()
+        out, exe = _executable(lambda a: a @ a + 1.0, a)
+        assert exe.threads == threads, driver
+        np.testing.assert_array_equal(np.asarray(out), np.full((8, 8), 9.0, np.float32))
+    config.update("irax_cpu_driver", "threads")
+    with pytest.raises(RuntimeError, match="irax_cpu_driver must be 'auto', 'local-sync' or "
+                                           "'local-task', got 'threads'"):
+        devices.devices()
+
+
+_STRESS = textwrap.dedent("""
+    import json, sys
+    from pathlib import Path
+    import numpy as np
+    import irax
+    irax.config.update("jax_num_cpu_devices", 4)
+    text = Path(sys.argv[1]).read_text()
+    loops = irax.ir.transform(text, "grad", argnums=(0, 1))
+    x, a = np.array([0.3, -0.2], np.float32), np.float32(0.7)
+    step = irax.pmap(lambda v: irax.lax.fori_loop(
+        0, 20, lambda i, c: irax.numpy.tanh(c * 1.01 + irax.lax.psum(c, "i") * 1e-3), v),
+        axis_name="i")
+    v = np.linspace(-1, 1, 4 * 16, dtype=np.float32).reshape(4, 16)
+    report = {}
+    for name, call in (("loops", lambda: loops(x, a)), ("pmap", lambda: step(v))):
+        first = [np.asarray(r) for r in irax.tree.leaves(call())]
+        bad = 0
+        for _ in range(int(sys.argv[2])):
+            got = [np.asarray(r) for r in irax.tree.leaves(call())]
+            bad += any(not np.array_equal(g, w) for g, w in zip(got, first))
+        report[name] = bad
+    print(json.dumps(report))
+""")
+
+
+def test_thread_pool_stress_loops_and_pmap_are_deterministic():
+    """1000 calls each of a program with nested while loops (the grad that raced) and a
+    4-device pmap with a loop and a collective, on IREE's thread pool in a fresh process
+    (a crash fails the test): every result bit-identical to the first."""
+    data = os.path.join(os.path.dirname(__file__), "..", "passes", "data", "control_flow.mlir")
+    proc = subprocess.run([sys.executable, "-c", _STRESS, data, "1000"], capture_output=True,
+                          text=True, timeout=600,
+                          env={**os.environ, "IRAX_CPU_DRIVER": "local-task"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"loops": 0, "pmap": 0}
+
+
+def test_caching_allocator_reuses_result_memory_and_trims():
+    assert devices.cpu_allocators() == [
+        f"caching:*=*;{config.irax_cpu_allocator_cache_bytes};64"]
+    old = config.irax_cpu_allocator
+    try:
+        config.update("irax_cpu_allocator", "system")
+        assert devices.cpu_allocators() is None
+        config.update("irax_cpu_allocator", "pool")
+        with pytest.raises(RuntimeError, match="irax_cpu_allocator must be 'caching' or "
+                                               "'system', got 'pool'"):
+            devices.cpu_allocators()
+    finally:
+        config.update("irax_cpu_allocator", old)
+    # 64 MB: above glibc's largest mmap threshold, so that the system allocator maps (and
+    # faults in) fresh pages for every result, 16384 of them
+    f = irax.jit(lambda x: x * 2.0)
+    x = irax.device_put(np.ones(1 << 24, np.float32))
+    y = f(x)
+    np.asarray(y)
+    del y
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(4):
+        y = f(x)
+        del y
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    assert faults < 1000, faults    # 65,540 with irax_cpu_allocator="system"
+    irax.clear_caches()             # hands the kept buffers back
