@@ -36,7 +36,7 @@ demo: $(BASE)
 	$(PY) examples/quickstart.py
 
 bench: $(STAMP)
-	$(PY) benchmarks/run.py
+	$(PY) benchmarks/run.py $(BENCH_FLAGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info python/*.egg-info

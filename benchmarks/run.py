@@ -1,277 +1,244 @@
-"""Side-by-side timings of irax against JAX and NumPy, reported as ratios.
+"""irax's benchmark suite: irax against JAX and NumPy side by side, in one process.
 
-    python benchmarks/run.py [--size 2000] [--quick]
+    python benchmarks/run.py [--quick] [--only NAME[,NAME]] [--json PATH] [--rss]
+                             [--write-docs] [--list]
 
-Each row times the same computation in irax (IREE llvm-cpu), JAX (XLA CPU) and NumPy
-where NumPy can express it; ``irax/jax`` < 1 means irax is faster.
+Each workload (issue 15's table: ``--list`` names them) is timed for irax, JAX and NumPy
+(where NumPy can express it) in this process, repetitions alternating irax/JAX/NumPy,
+after one warm-up call (not for the cold-compile and warm-start rows); the table reports
+the median of each and the ratios irax/JAX and irax/NumPy (below 1: irax is faster).
+Each irax result is checked once against JAX's ("mismatch" in the notes otherwise); a
+library that fails puts "fail: <reason>" in its row. ``--json`` (default
+benchmarks/results/cpu.json) keeps machine, versions and every median; ``--rss`` also runs
+each workload once per library in a fresh process (``--child NAME --lib LIB``) for its
+peak RSS; ``--write-docs`` rewrites the table of docs/performance.md between its markers.
+``JAX_PLATFORMS=cuda`` runs irax on its CUDA backend (benchmarks/gpu.sh).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shlex
+import subprocess
+import sys
 import time
 
-import numpy as np
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+# cnn.py, fft.py and linalg.py import _best, _jax, _ready, _tree_ready from here
+from _common import (  # noqa: E402,F401
+    LIBS,
+    Context,
+    Row,
+    _best,
+    _jax,
+    _ready,
+    _tree_ready,
+    jax_platform_note,
+    peak_rss_mb,
+    reason,
+)
+
+ROOT = os.path.dirname(HERE)
+DOCS = os.path.join(ROOT, "docs", "performance.md")
+BEGIN = "<!-- benchmark table: written by `benchmarks/run.py --write-docs` -->"
+END = "<!-- end of benchmark table -->"
 
 
-def _best(fn, repeat=5, number=1):
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - start) / number)
-    return min(times)
+def _workloads() -> dict:
+    from workloads import WORKLOADS  # after the path is set; cnn.py imports this module
+
+    return WORKLOADS
 
 
-def _jax():
+def fmt_time(t) -> str:
+    if t is None:
+        return "—"
+    if t >= 1.0:
+        return f"{t:.2f} s"
+    if t >= 1e-3:
+        return f"{t * 1e3:.3g} ms"
+    return f"{t * 1e6:.3g} us"
+
+
+def fmt_ratio(r) -> str:
+    return "—" if r is None else f"{r:.2f}"
+
+
+def _cols(row: Row) -> list:
+    notes = "; ".join(row.notes)
+    if row.rss_mb:
+        notes = "; ".join(filter(None, [notes, "RSS MB " + " / ".join(
+            f"{k} {v:.0f}" for k, v in row.rss_mb.items())]))
+    return [row.name, fmt_time(row.times.get("irax")), fmt_time(row.times.get("jax")),
+            fmt_time(row.times.get("numpy")), fmt_ratio(row.ratio("jax")),
+            fmt_ratio(row.ratio("numpy")), notes]
+
+
+HEAD = ["workload", "irax", "JAX", "NumPy", "irax/JAX", "irax/NumPy", "notes"]
+
+
+def table_text(rows) -> str:
+    body = [HEAD] + [_cols(r) for r in rows]
+    widths = [max(len(c[i]) for c in body) for i in range(len(HEAD) - 1)]
+    lines = []
+    for c in body:
+        lines.append("  ".join(c[i].rjust(w) if i else c[i].ljust(w)
+                               for i, w in enumerate(widths)) + "  " + c[-1])
+    return "\n".join(lines)
+
+
+def table_markdown(rows) -> str:
+    esc = [[c.replace("|", "\\|") for c in _cols(r)] for r in rows]
+    out = ["| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+    out += ["| " + " | ".join(c) + " |" for c in esc]
+    return "\n".join(out)
+
+
+def geomean(rows):
+    rs = [r.ratio("jax") for r in rows if r.ratio("jax")]
+    return (math.exp(sum(math.log(r) for r in rs) / len(rs)), len(rs)) if rs else (None, 0)
+
+
+def _version(dist: str):
     try:
-        import jax
-        import jax.numpy as jjnp
-    except ImportError:
-        return None, None
-    try:   # 4 CPU devices for the pmap row (only possible before JAX's first use)
-        jax.config.update("jax_num_cpu_devices", 4)
-    except Exception:  # noqa: BLE001 - already initialized
+        from importlib.metadata import version
+
+        return version(dist)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def machine(ctx_cmd: str) -> dict:
+    cpu = platform.processor() or None
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")),
+                       cpu)
+    except OSError:
         pass
-    return jax, jjnp
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "irax": _version("irax"), "jax": _version("jax"), "jaxlib": _version("jaxlib"),
+            "numpy": _version("numpy"), "iree_runtime": _version("iree-base-runtime"),
+            "iree_compiler": _version("iree-base-compiler"),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": ctx_cmd, "load_average_start": os.getloadavg(),
+            "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS"), "jax_note": jax_platform_note()}
 
 
-def _ready(x):
-    return x.block_until_ready() if hasattr(x, "block_until_ready") else x
+def machine_line(m: dict) -> str:
+    return (f"{m['cpu']}, {m['cores']} cores; irax {m['irax']}, JAX {m['jax']}, "
+            f"NumPy {m['numpy']}, IREE {m['iree_runtime']}; {m['date']}; load average "
+            f"{m['load_average_start'][0]:.2f} at the start, {m['load_average_end'][0]:.2f} "
+            f"at the end")
 
 
-def _tree_ready(tree):
-    import irax
+def write_docs(path: str, rows, m: dict) -> None:
+    g, n = geomean(rows)
+    block = "\n".join([
+        BEGIN, "", f"Machine: {machine_line(m)}.", "",
+        f"Command: `{m['command']}`", "", table_markdown(rows), "",
+        f"Geometric mean of irax/JAX over {n} rows: {fmt_ratio(g)}."
+        + (f" {m['jax_note']}." if m.get("jax_note") else ""), "", END])
+    with open(path) as f:
+        text = f.read()
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise SystemExit(f"run.py: {path} lacks the benchmark table markers")
+    with open(path, "w") as f:
+        f.write(text[:i] + block + text[j + len(END):])
 
-    for leaf in irax.tree.leaves(tree):
-        _ready(leaf)
-    return tree
 
-
-def elementwise(n):
-    import irax
-
-    jax, jjnp = _jax()
-    x = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+def run_child(name: str, lib: str, quick: bool) -> None:
+    """One workload, one library, one repetition: prints this process's peak RSS (MB)."""
+    ctx = Context(quick=quick, libs=(lib,), reps=1, child=True)
     rows = []
-    for name, f in {"x*x + x*2": lambda x: x * x + x * 2.0,
-                    "x + x*x + x*x*x": lambda x: x + x * x + x * x * x}.items():
-        fi = irax.jit(f)
-        xi = irax.device_put(x)
-        _ready(fi(xi))
-        t_irax = _best(lambda f=fi, a=xi: _ready(f(a)))
-        t_np = _best(lambda f=f: f(x))
-        t_jax = None
-        if jax is not None:
-            fj = jax.jit(f)
-            xj = jjnp.asarray(x)
-            _ready(fj(xj))
-            t_jax = _best(lambda f=fj, a=xj: _ready(f(a)))
-        rows.append((f"{name} [{n}x{n} f32]", t_irax, t_jax, t_np))
-    return rows
-
-
-def dispatch():
-    import irax
-
-    jax, jjnp = _jax()
-    x = np.ones((4,), np.float32)
-    f = irax.jit(lambda x: x + 1.0)
-    xi = irax.device_put(x)
-    f(xi)
-    t_irax = _best(lambda: f(xi), number=500)
-    t_jax = None
-    if jax is not None:
-        fj = jax.jit(lambda x: x + 1.0)
-        xj = jjnp.asarray(x)
-        fj(xj)
-        t_jax = _best(lambda: fj(xj), number=500)
-    t_np = _best(lambda: x + 1.0, number=500)
-    return [("dispatch of a cached jit call (4xf32)", t_irax, t_jax, t_np)]
-
-
-def _mlp(m, sizes, rng):
-    return [(rng.standard_normal((a, b)).astype(np.float32) / np.sqrt(a),
-             np.zeros(b, np.float32)) for a, b in zip(sizes[:-1], sizes[1:])]
-
-
-def _loss(np_mod):
-    def loss(params, x, y):
-        h = x
-        for w, b in params[:-1]:
-            h = np_mod.tanh(h @ w + b)
-        w, b = params[-1]
-        return np_mod.mean((h @ w + b - y) ** 2)
-
-    return loss
-
-
-def training(batch=256):
-    import irax
-    import irax.numpy as jnp
-
-    jax, jjnp = _jax()
-    rng = np.random.default_rng(0)
-    params = _mlp(np, [64, 256, 256, 10], rng)
-    x = rng.standard_normal((batch, 64)).astype(np.float32)
-    y = rng.standard_normal((batch, 10)).astype(np.float32)
-    rows = []
-    g = irax.jit(irax.grad(_loss(jnp)))
-    xi, yi = irax.device_put(x), irax.device_put(y)
-    pi = irax.device_put(params)
-    _tree_ready(g(pi, xi, yi))
-    t_irax = _best(lambda: _tree_ready(g(pi, xi, yi)), number=5)
-    t_jax = None
-    if jax is not None:
-        gj = jax.jit(jax.grad(_loss(jjnp)))
-        pj = jax.device_put(params)
-        _tree_ready(gj(pj, x, y))
-        t_jax = _best(lambda: _tree_ready(gj(pj, x, y)), number=5)
-    rows.append((f"jit(grad(mlp loss)) [batch {batch}]", t_irax, t_jax, None))
-
-    pe = irax.jit(irax.vmap(irax.grad(_loss(jnp)), in_axes=(None, 0, 0)))
-    xs, ys = x[:64, None, :], y[:64, None, :]
-    _tree_ready(pe(pi, xs, ys))
-    t_irax = _best(lambda: _tree_ready(pe(pi, xs, ys)), number=3)
-    t_jax = None
-    if jax is not None:
-        pej = jax.jit(jax.vmap(jax.grad(_loss(jjnp)), in_axes=(None, 0, 0)))
-        _tree_ready(pej(pj, xs, ys))
-        t_jax = _best(lambda: _tree_ready(pej(pj, xs, ys)), number=3)
-    rows.append(("jit(vmap(grad)) per-example grads [64]", t_irax, t_jax, None))
-    return rows
-
-
-def compile_latency():
-    import irax
-    import irax.numpy as jnp
-    from irax.config import config
-
-    jax, jjnp = _jax()
-    rng = np.random.default_rng(1)
-    params = _mlp(np, [8, 16, 4], rng)
-    x = rng.standard_normal((5, 8)).astype(np.float32)
-    y = rng.standard_normal((5, 4)).astype(np.float32)
-    config.update("irax_enable_compilation_cache", False)
     try:
-        start = time.perf_counter()
-        irax.jit(irax.grad(_loss(jnp)))(params, x, y)
-        t_irax = time.perf_counter() - start
-    finally:
-        config.update("irax_enable_compilation_cache", True)
-    t_jax = None
-    if jax is not None:
-        start = time.perf_counter()
-        _tree_ready(jax.jit(jax.grad(_loss(jjnp)))(params, x, y))
-        t_jax = time.perf_counter() - start
-    return [("trace+compile jit(grad(mlp)) (cold)", t_irax, t_jax, None)]
+        rows = _workloads()[name](ctx)
+    except Exception as e:  # noqa: BLE001
+        print(json.dumps({"error": reason(e)}))
+        return
+    print(json.dumps({"rss_mb": peak_rss_mb(), "notes": [n for r in rows for n in r.notes]}))
 
 
-def random_sampling(n=1_000_000):
-    import irax
-    from irax import random
-
-    jax, _ = _jax()
-    rows = []
-    cases = {"normal": lambda r, k: r.normal(k, (n,)),
-             "uniform": lambda r, k: r.uniform(k, (n,)),
-             "gamma(a=2.5)": lambda r, k: r.gamma(k, 2.5, (n // 10,))}
-    nps = {"normal": lambda g: g.standard_normal(n, np.float32),
-           "uniform": lambda g: g.random(n, np.float32),
-           "gamma(a=2.5)": lambda g: g.standard_gamma(2.5, n // 10)}
-    for name, f in cases.items():
-        fi = irax.jit(lambda k, f=f: f(random, k))
-        ki = random.PRNGKey(0)
-        _ready(fi(ki))
-        t_irax = _best(lambda f=fi, k=ki: _ready(f(k)))
-        t_jax = None
-        if jax is not None:
-            fj = jax.jit(lambda k, f=f: f(jax.random, k))
-            kj = jax.random.PRNGKey(0)
-            _ready(fj(kj))
-            t_jax = _best(lambda f=fj, k=kj: _ready(f(k)))
-        g = np.random.default_rng(0)
-        t_np = _best(lambda f=nps[name], g=g: f(g))
-        size = n // 10 if name.startswith("gamma") else n
-        rows.append((f"jit(random.{name}) [{size}]", t_irax, t_jax, t_np))
-    return rows
+def measure_rss(name: str, rows, quick: bool) -> None:
+    for lib in LIBS:
+        if not any(lib in r.times or lib in r.rss_mb for r in rows):
+            continue
+        cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--lib", lib]
+        cmd += ["--quick"] if quick else []
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+            out = json.loads(p.stdout.strip().splitlines()[-1])
+        except Exception as e:  # noqa: BLE001
+            out = {"error": reason(e)}
+        for r in rows:
+            if "rss_mb" in out and lib not in r.rss_mb:
+                r.rss_mb[lib] = out["rss_mb"]
+            elif "error" in out:
+                r.notes.append(f"rss {lib}: {out['error']}")
 
 
-def sorting(n=100_000):
-    """Long sorts: IREE's own sort is quadratic; irax lowers them to a bitonic network."""
-    import irax
-    import irax.numpy as jnp
-    from irax import random
-
-    jax, jjnp = _jax()
-    x = np.random.default_rng(0).standard_normal(n).astype(np.float32)
-    fi, xi = irax.jit(jnp.argsort), irax.device_put(x)
-    _ready(fi(xi))
-    t_irax = _best(lambda: _ready(fi(xi)))
-    t_np = _best(lambda: np.argsort(x, kind="stable"))
-    t_jax = None
-    if jax is not None:
-        fj, xj = jax.jit(jjnp.argsort), jjnp.asarray(x)
-        _ready(fj(xj))
-        t_jax = _best(lambda: _ready(fj(xj)))
-    rows = [(f"jit(jnp.argsort) [{n} f32]", t_irax, t_jax, t_np)]
-    pi, ki = irax.jit(lambda k: random.permutation(k, n)), random.PRNGKey(0)
-    _ready(pi(ki))
-    t_irax = _best(lambda: _ready(pi(ki)))
-    g = np.random.default_rng(0)
-    t_np = _best(lambda: g.permutation(n))
-    t_jax = None
-    if jax is not None:
-        pj, kj = jax.jit(lambda k: jax.random.permutation(k, n)), jax.random.PRNGKey(0)
-        _ready(pj(kj))
-        t_jax = _best(lambda: _ready(pj(kj)))
-    rows.append((f"jit(random.permutation) [{n}]", t_irax, t_jax, t_np))
-    return rows
-
-
-def pmap_step(devices=4):
-    """A data-parallel step on 4 CPU devices: per-device tanh layer, psum'd mean."""
-    import irax
-    import irax.numpy as jnp
-    from irax import lax
-    from irax.config import config
-
-    jax, jjnp = _jax()
-    config.update("jax_num_cpu_devices", devices)
-    x = np.random.default_rng(2).standard_normal((devices, 256, 256)).astype(np.float32)
-    w = np.random.default_rng(3).standard_normal((256, 256)).astype(np.float32) / 16
-
-    def step(np_mod, lax_mod, w, x):
-        h = np_mod.tanh(x @ w)
-        return h / lax_mod.psum(np_mod.sum(h), "i")
-
-    fi = irax.pmap(lambda w, x: step(jnp, lax, w, x), "i", in_axes=(None, 0))
-    _ready(fi(w, x))
-    t_irax = _best(lambda: _ready(fi(w, x)), number=3)
-    t_jax = None
-    if jax is not None and jax.local_device_count() >= devices:
-        fj = jax.pmap(lambda w, x: step(jjnp, jax.lax, w, x), "i", in_axes=(None, 0))
-        _ready(fj(w, x))
-        t_jax = _best(lambda: _ready(fj(w, x)), number=3)
-    return [(f"pmap tanh layer + psum [{devices} cpu devices]", t_irax, t_jax, None)]
-
-
-def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--size", type=int, default=2000)
-    p.add_argument("--quick", action="store_true", help="skip the training benchmarks")
-    args = p.parse_args()
-    rows = (elementwise(args.size) + dispatch() + compile_latency() + random_sampling()
-            + sorting())
-    if not args.quick:
-        rows += training() + pmap_step()
-    print(f"{'benchmark':44s} {'irax':>11s} {'jax':>11s} {'numpy':>11s} {'irax/jax':>9s}")
-    for name, ti, tj, tn in rows:
-        def fmt(t):
-            return f"{t * 1e3:9.3f}ms" if t is not None else "        n/a"
-        ratio = f"{ti / tj:9.2f}" if tj else "      n/a"
-        print(f"{name:44s} {fmt(ti)} {fmt(tj)} {fmt(tn)} {ratio}")
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="a short smoke run of every workload")
+    p.add_argument("--only", help="comma-separated workloads (see --list)")
+    p.add_argument("--json", default=os.path.join(HERE, "results", "cpu.json"))
+    p.add_argument("--write-docs", action="store_true", help="rewrite docs/performance.md's table")
+    p.add_argument("--docs", default=DOCS, help=argparse.SUPPRESS)
+    p.add_argument("--rss", action="store_true", help="peak RSS per library (subprocesses)")
+    p.add_argument("--reps", type=int, help="repetitions (default 7, 3 with --quick)")
+    p.add_argument("--list", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="tracebacks of failures")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    p.add_argument("--lib", choices=LIBS, help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    workloads = _workloads()
+    if args.child:
+        return run_child(args.child, args.lib, args.quick)
+    if args.list:
+        print("\n".join(workloads))
+        return
+    names = args.only.split(",") if args.only else list(workloads)
+    unknown = [n for n in names if n not in workloads]
+    if unknown:
+        raise SystemExit(f"run.py: unknown workloads {unknown}; known: {list(workloads)}")
+    cmd = shlex.join([os.path.relpath(sys.executable, ROOT) if sys.executable.startswith(ROOT)
+                      else "python", "benchmarks/run.py"] + sys.argv[1:])
+    m = machine(cmd)
+    ctx = Context(quick=args.quick, reps=args.reps or (3 if args.quick else 7),
+                  verbose=args.verbose)
+    rows, started = [], time.perf_counter()
+    for name in names:
+        t0 = time.perf_counter()
+        try:
+            got = workloads[name](ctx)
+        except Exception as e:  # noqa: BLE001 - a broken workload is a row, not the end
+            got = [Row(name, name, notes=[f"fail: {reason(e)}"])]
+        if args.rss:
+            measure_rss(name, got, args.quick)
+        rows += got
+        print(f"[{name}: {time.perf_counter() - t0:.1f} s]", file=sys.stderr, flush=True)
+    m["load_average_end"] = os.getloadavg()
+    m["wall_s"] = time.perf_counter() - started
+    print(table_text(rows))
+    g, n = geomean(rows)
+    print(f"\ngeometric mean irax/JAX over {n} rows: {fmt_ratio(g)}")
+    print(f"machine: {machine_line(m)}")
+    if m.get("jax_note"):
+        print(m["jax_note"])
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump({"machine": m, "geomean_irax_over_jax": g, "quick": args.quick,
+                   "rows": [r.as_json() for r in rows]}, f, indent=1)
+    if args.write_docs:
+        write_docs(args.docs, rows, m)
 
 
 if __name__ == "__main__":
