@@ -19,22 +19,27 @@ def rng():
     return np.random.default_rng(0)
 
 
-#: test folders whose eager ``vmap`` and eager control flow run on the reference
-#: interpreter: their batching rules and loops are the dialect's, whose compiled form the
-#: jitted tests of each family check (tests/control checks eager compiled control flow)
+#: test folders whose eager ``vmap`` runs on the reference interpreter: their batching
+#: rules are the dialect's, whose compiled form the jitted tests of each family check
 _INTERPRETED_EAGER_VMAP = ("tests/lax/", "tests/nn/", "tests/scipy/")
+#: the folders whose eager control flow runs compiled (the library's default): the other
+#: tests run it on the reference interpreter, as before it was compiled, so that each of
+#: their eager loops does not cost a compilation (compiled, it is the program jit runs,
+#: which their jitted tests check)
+_COMPILED_EAGER_CONTROL_FLOW = ("tests/control/", "tests/runtime/", "tests/autodiff/")
 
 
 @pytest.fixture(autouse=True)
-def _eager_vmap_interpreted_in_library_tests(request):
+def _eager_modes_of_library_tests(request):
     from irax.config import config
 
     path = str(request.node.path).replace("\\", "/")
-    if not any(part in path for part in _INTERPRETED_EAGER_VMAP):
-        yield
-        return
-    config.update("irax_eager_vmap_compiled", False)
-    config.update("irax_eager_control_flow_compiled", False)
+    vmap_interpreted = any(part in path for part in _INTERPRETED_EAGER_VMAP)
+    loops_interpreted = not any(part in path for part in _COMPILED_EAGER_CONTROL_FLOW)
+    if vmap_interpreted:
+        config.update("irax_eager_vmap_compiled", False)
+    if loops_interpreted:
+        config.update("irax_eager_control_flow_compiled", False)
     try:
         yield
     finally:

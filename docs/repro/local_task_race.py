@@ -9,7 +9,7 @@ the calls whose results differ from the first call's, or that fail. Measured on 
 with IREE's default flags a few calls in every 3000 go wrong ("transient buffer has not
 been committed", or other numbers), and in about half the processes the *first* call is
 already wrong, so that nearly every call then differs; with
-``--iree-hal-indirect-command-buffers=false`` (or ``--iree-hal-memoization=false``)
+``--iree-hal-memoization=false`` (or ``--iree-hal-indirect-command-buffers=false``)
 0 in 18,000. The same .vmfb on ``local-sync`` is always right.
 """
 

@@ -21,7 +21,7 @@ from irax.core.config import config
 from irax.core.errors import OutOfMemoryError, byte_count
 from irax.dialect import mlir
 from irax.lowering.stablehlo import num_devices
-from irax.lowering.work import contraction_flops
+from irax.lowering.work import contraction_flops, has_loops
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
@@ -95,11 +95,13 @@ _LOCK = threading.Lock()
 
 def wants_threads(module, device) -> bool:
     """Whether a program runs on IREE's thread pool: always under ``irax_cpu_driver=
-    "local-task"``, never under ``"local-sync"``; under ``"auto"`` when its matrix
-    products and convolutions hold at least ``irax_cpu_threads_min_flops`` multiply-adds
-    (below that, and for elementwise work, the thread hand-off costs more than a second
-    core gains: docs/performance.md)."""
+    "local-task"``, never under ``"local-sync"``; under ``"auto"`` when it has no loop
+    (IREE 3.13 races on loop bodies there) and its matrix products and convolutions hold
+    at least ``irax_cpu_threads_min_flops`` multiply-adds (below that, and for elementwise
+    work, the thread hand-off costs more than a second core gains: docs/performance.md)."""
     if device.platform != "cpu" or config.irax_cpu_driver != "auto":
+        return False
+    if has_loops(module):   # IREE 3.13's thread pool races on loop bodies
         return False
     return contraction_flops(module) >= config.irax_cpu_threads_min_flops
 

@@ -78,3 +78,18 @@ def contraction_flops(module) -> int:
 
     module.operation.walk(visit)
     return total[0]
+
+
+def has_loops(module) -> bool:
+    """Whether ``module`` holds a ``stablehlo.while``."""
+    ir = mlir.ir()
+    found = []
+
+    def visit(op):
+        if U.op_class(op) is U.StableHLOWhile:
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)

@@ -287,12 +287,13 @@ def _release_freed_memory() -> None:
 
 
 #: process-wide compiler options (not session options in IREE 3.13), set before the first
-#: compilation and part of every cache key. IREE 3.13's local-task driver races on the
-#: reusable command buffers with indirect bindings it records for loop bodies: wrong values
-#: or "transient buffer has not been committed" about once in 300 calls of a program with
-#: nested loops; with direct bindings it does not (docs/performance.md: the standalone
-#: reproducer and the measurements)
-GLOBAL_FLAGS = ("--iree-hal-indirect-command-buffers=false",)
+#: compilation and part of every cache key: none. IREE 3.13's local-task driver races on
+#: the command buffers it records for loop bodies (docs/performance.md has the standalone
+#: reproducer); the two options that cure the race each miscompile other programs
+#: (--iree-hal-indirect-command-buffers=false: jnp.linalg.lstsq in one large module;
+#: --iree-hal-memoization=false: cholesky under vmap), so irax keeps loops off the thread
+#: pool instead (frontend/compile.py wants_threads).
+GLOBAL_FLAGS: tuple[str, ...] = ()
 _global_flags_set = []
 
 
