@@ -10,7 +10,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect.base import lookup
-from irax.dialect.upstream import FuncCall, op_class
+from irax.dialect.upstream import BuiltinModule, FuncCall, op_class
 
 
 def symbol_name(op) -> str:
@@ -20,6 +20,26 @@ def symbol_name(op) -> str:
 def symbol_table(module) -> dict:
     return {symbol_name(op): op for op in module.body.operations
             if "sym_name" in op.operation.attributes}
+
+
+def enclosing_module(op):
+    """The ``builtin.module`` holding ``op`` (None when it is detached)."""
+    op = op.operation
+    while op is not None and op_class(op) is not BuiltinModule:
+        op = op.parent
+    return op
+
+
+def callee_body(call, module):
+    """The entry block of the function a ``func.call``/``irax.call`` runs, or None when
+    ``module`` does not define it."""
+    ir = mlir.ir()
+    name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+    try:
+        fn = ir.SymbolTable(module.operation)[name]
+    except KeyError:
+        return None
+    return fn.regions[0].blocks[0]
 
 
 def signature(fn) -> tuple[list[ShapedArray], list[ShapedArray]]:

@@ -17,33 +17,36 @@ becomes
 
 from __future__ import annotations
 
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect import upstream as U
 from irax.dialect.control import is_return
 from irax.lowering.builder import LoweringBuilder
 
 
+def _called(v, module):
+    """(the call, the value its callee returns for ``v``, the callee's entry block) when
+    ``v`` is a result of a ``func.call`` into ``module``, else None."""
+    res = v.maybe_downcast()
+    if module is None or not isinstance(res, mlir.ir().OpResult) or \
+            U.op_class(res.owner) is not U.FuncCall:
+        return None
+    entry = funcs.callee_body(res.owner, module)
+    if entry is None:
+        return None
+    ret = entry.operations[len(entry.operations) - 1]
+    return res.owner, ret.operands[res.result_number], entry
+
+
 def _forwarded(v, args, module, depth: int = 0):
     """The index of the block argument ``v`` is (directly, or as a result of a
     ``func.call`` whose callee returns that argument unchanged), else None."""
-    ir = mlir.ir()
     for j, a in enumerate(args):
         if v == a:
             return j
-    res = v.maybe_downcast()
-    if depth > 8 or module is None or not isinstance(res, ir.OpResult):
+    hit = _called(v, module) if depth <= 8 else None
+    if hit is None:
         return None
-    call = res.owner
-    if U.op_class(call) is not U.FuncCall:
-        return None
-    name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
-    try:
-        fn = ir.SymbolTable(module)[name]
-    except KeyError:
-        return None
-    entry = fn.regions[0].blocks[0]
-    ret = entry.operations[len(entry.operations) - 1]
-    inner = ret.operands[res.result_number]
+    call, inner, entry = hit
     for p, a in enumerate(entry.arguments):
         if inner == a:
             return _forwarded(call.operands[p], args, module, depth + 1)
@@ -53,32 +56,16 @@ def _forwarded(v, args, module, depth: int = 0):
 def _constant(v, block, module, depth: int = 0) -> bool:
     """Whether ``v``, a value the body returns, is the same on every trip: a constant, a
     value from outside the loop, or a call result its callee returns as a constant."""
-    ir = mlir.ir()
     res = v.maybe_downcast()
-    if isinstance(res, ir.BlockArgument):
+    if isinstance(res, mlir.ir().BlockArgument):
         return res.owner != block and depth == 0
     op = res.owner
     if U.op_class(op) is U.StableHLOConstant:
         return True
     if depth == 0 and op.parent is not None and op.operation.block != block:
         return True
-    if U.op_class(op) is not U.FuncCall or module is None or depth > 8:
-        return False
-    name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-    try:
-        fn = ir.SymbolTable(module)[name]
-    except KeyError:
-        return False
-    entry = fn.regions[0].blocks[0]
-    ret = entry.operations[len(entry.operations) - 1]
-    return _constant(ret.operands[res.result_number], entry, module, depth + 1)
-
-
-def _module_of(op):
-    op = op.operation
-    while op is not None and U.op_class(op) is not U.BuiltinModule:
-        op = op.parent
-    return op
+    hit = _called(v, module) if depth <= 8 else None
+    return hit is not None and _constant(hit[1], hit[2], module, depth + 1)
 
 
 def _groups(block, module) -> list[list[int]]:
@@ -94,20 +81,19 @@ def _groups(block, module) -> list[list[int]]:
             i = parent[i]
         return i
 
-    computed = []
+    computed, constant = [], []
     for i, v in enumerate(ret.operands):
         j = _forwarded(v, args, module)
         if j is not None and j != i:
             parent[find(i)] = find(j)
-        elif j is None and not _constant(v, block, module):
-            computed.append(i)
+        elif j is None:
+            (constant if _constant(v, block, module) else computed).append(i)
     # a slot given the same value every trip (the cotangent of a carry that the body
     # overwrites) fails like a forwarded one: stack it with a computed slot of its type
-    for i, v in enumerate(ret.operands):
-        if _forwarded(v, args, module) is None and _constant(v, block, module):
-            partner = next((j for j in computed if args[j].type == args[i].type), None)
-            if partner is not None:
-                parent[find(i)] = find(partner)
+    for i in constant:
+        partner = next((j for j in computed if args[j].type == args[i].type), None)
+        if partner is not None:
+            parent[find(i)] = find(partner)
     members: dict[int, list[int]] = {}
     for i in range(len(args)):
         members.setdefault(find(i), []).append(i)
@@ -136,7 +122,7 @@ def _unpack(b: LoweringBuilder, packed, n: int, aval) -> list:
 def pack_forwarded_carries(op) -> None:
     """Rewrites a ``stablehlo.while`` whose body forwards carries (see the module)."""
     body = op.regions[1].blocks[0]
-    groups = _groups(body, _module_of(op))
+    groups = _groups(body, funcs.enclosing_module(op))
     if not groups:
         return
     ir = mlir.ir()

@@ -14,25 +14,12 @@ body grows (compile time and code size stay bounded)::
 
 from __future__ import annotations
 
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect.control_flow.region_op import is_return
-from irax.dialect.upstream import BuiltinModule, op_class
 
 #: the most steps one trip runs, and the most body ops all of them hold together
 MAX_STEPS_PER_TRIP = 8
 MAX_UNROLLED_OPS = 96
-
-
-def _module_of(op):
-    op = op.operation
-    while op is not None and op_class(op) is not BuiltinModule:
-        op = op.parent
-    return op
-
-
-def _callee(op, module):
-    name = op.attributes["callee"]
-    return mlir.ir().SymbolTable(module)[str(mlir.ir().FlatSymbolRefAttr(name).value)]
 
 
 def _measure(ops, module, depth: int = 0) -> tuple[int, bool]:
@@ -45,12 +32,11 @@ def _measure(ops, module, depth: int = 0) -> tuple[int, bool]:
         if len(inner.regions):
             nested = True
         if "callee" in inner.attributes and module is not None and depth < 4:
-            try:
-                fn = _callee(inner, module)
-            except (KeyError, ValueError):
+            entry = funcs.callee_body(inner, module)
+            if entry is None:
                 nested = True
                 continue
-            c, n = _measure(fn.regions[0].blocks[0].operations, module, depth + 1)
+            c, n = _measure(entry.operations, module, depth + 1)
             count, nested = count + c, nested or n
     return count, nested
 
@@ -61,7 +47,7 @@ def _advance():
 
 def count_ops(region) -> int:
     """The ops of ``region``'s body, those of the functions it calls included."""
-    return _measure(region.blocks[0].operations, _module_of(region.owner))[0]
+    return _measure(region.blocks[0].operations, funcs.enclosing_module(region.owner))[0]
 
 
 def steps_per_trip(region, length: int) -> int:
@@ -71,7 +57,7 @@ def steps_per_trip(region, length: int) -> int:
     on jit(grad(scipy.linalg.expm)))."""
     if length < 2:
         return 1
-    per_step, nested = _measure(region.blocks[0].operations, _module_of(region.owner))
+    per_step, nested = _measure(region.blocks[0].operations, funcs.enclosing_module(region.owner))
     if nested:
         return 1
     per_step = max(per_step, 1)
