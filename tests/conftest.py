@@ -1,5 +1,12 @@
+import os
+
 import numpy as np
 import pytest
+
+# jit compiles before a function's first call in the tests (and in the processes they
+# start), so that every jitted test checks the compiled program; the tiered first calls
+# (the library's default) are tests/runtime/test_tiered_jit.py's
+os.environ["IRAX_TIERED_JIT"] = "0"
 
 
 @pytest.fixture

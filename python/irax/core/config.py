@@ -132,6 +132,15 @@ config.define("irax_cpu_allocator_cache_bytes", 2 << 30,
               "Most bytes of device buffers the caching CPU allocator holds, live and "
               "free together, before it returns freed ones to the system.",
               _nonnegative_int, env="IRAX_CPU_ALLOCATOR_CACHE_BYTES")
+config.define("irax_tiered_jit", True,
+              "Run the first calls of a jitted function that is not in the compile cache "
+              "on the reference interpreter while IREE compiles it on another thread "
+              "(small loop-free single-device CPU programs; docs/performance.md); False "
+              "compiles before the first call.", _bool, env="IRAX_TIERED_JIT")
+config.define("irax_tiered_jit_max_elements", 1 << 22,
+              "Under irax_tiered_jit: the most elements all ops of a program may produce "
+              "for its first calls to be interpreted.", _nonnegative_int,
+              env="IRAX_TIERED_JIT_MAX_ELEMENTS")
 config.define("irax_eager_vmap_compiled", True,
               "Run vmap outside jit compiled (the same program, and numbers, as jit(vmap)); "
               "False runs it on the reference interpreter (no compile: slower per call, "

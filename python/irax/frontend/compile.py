@@ -20,12 +20,13 @@ from irax.core import tree_util
 from irax.core.config import config
 from irax.core.errors import OutOfMemoryError, byte_count
 from irax.dialect import mlir
+from irax.frontend import program_cache
 from irax.lowering.stablehlo import num_devices
-from irax.lowering.work import contraction_flops, has_loops
+from irax.lowering.work import measure
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
-from irax.runtime.compiler import compile_module, target_for_platform
+from irax.runtime.compiler import compile_bytecode, module_bytecode, target_for_platform
 from irax.runtime.executable import Executable
 
 
@@ -34,7 +35,7 @@ class Specialization:
     output tree, the modules of its stages and the executable."""
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
-                 "donated", "stages", "in_avals", "kept", "name")
+                 "donated", "stages", "in_avals", "kept", "name", "tier")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -47,6 +48,7 @@ class Specialization:
         self.device = None
         self.stages = {}   # stage name -> module (module_at_stage)
         self.name = "main"  # the function, for messages
+        self.tier = None    # frontend/tiered.py: None undecided, False compiled, or a _Tier
 
 
 def clone_module(module):
@@ -75,14 +77,62 @@ def module_at_stage(entry, stage: str):
 def compile_entry(entry, device, name: str, function: str = "main") -> None:
     """Compiles a specialization for ``device`` (the first of several when the program
     addresses several devices); ``name``: the jitted function, for messages."""
+    if from_record(entry, device, name, function):
+        return
+    program = program_of(entry, device, name, function)
+    install(entry, device, name, program,
+            compile_bytecode(program.code, program.target, name))
+
+
+class Program:
+    """What a specialization compiles: its "iree" stage (``module``, and ``code``, its
+    bytecode), the IREE ``target``, the devices it runs on (``group``: empty for one
+    device), its ``work`` (``lowering/work.py``) and its program record's key."""
+
+    __slots__ = ("module", "code", "target", "group", "work", "record", "function")
+
+    def __init__(self, module, target, group, record, function):
+        self.module = module
+        self.code = module_bytecode(module)
+        self.target = target
+        self.group = group
+        self.work = measure(module)
+        self.record = record
+        self.function = function
+
+
+def program_of(entry, device, name: str, function: str = "main") -> Program:
+    """The program of a specialization on ``device`` (runs irax-jit's passes)."""
     module = module_at_stage(entry, "iree")
-    n = num_devices(module)
-    group = program_devices(device, n, name)
-    vmfb = compile_module(module, target_for_platform(device.platform, n), name)
+    group = program_devices(device, num_devices(module), name)
+    return Program(module, target_for_platform(device.platform, len(group)), group,
+                   program_cache.key(entry, device.platform, function), function)
+
+
+def from_record(entry, device, name: str, function: str = "main") -> bool:
+    """Installs the program recorded for the specialization's traced module
+    (``program_cache``) without running the passes; False when none is recorded."""
+    found = program_cache.lookup(program_cache.key(entry, device.platform, function), name)
+    if found is None:
+        return False
+    vmfb, n, work = found
+    _install(entry, device, name, program_devices(device, n, name), vmfb, work, function)
+    return True
+
+
+def install(entry, device, name: str, program: Program, vmfb: bytes) -> None:
+    """Makes the compiled ``vmfb`` of ``program`` the specialization's executable, and
+    records it for later traces of the same function."""
+    _install(entry, device, name, program.group, vmfb, program.work, program.function)
+    program_cache.store(program.record, program.code, program.target, len(program.group),
+                        program.work)
+
+
+def _install(entry, device, name, group, vmfb, work, function) -> None:
     home = group[0] if group else device
     entry.name = name
     entry.executable = _executable(vmfb, home, group, [a.dtype for a in entry.out_avals],
-                                   function, wants_threads(module, device))
+                                   function, wants_threads(work, device))
     entry.device = home
 
 
@@ -93,17 +143,16 @@ _EXECUTABLES_MAX = 64
 _LOCK = threading.Lock()
 
 
-def wants_threads(module, device) -> bool:
-    """Whether a program runs on IREE's thread pool: always under ``irax_cpu_driver=
-    "local-task"``, never under ``"local-sync"``; under ``"auto"`` when it has no loop
-    (IREE 3.13 races on loop bodies there) and its matrix products and convolutions hold
-    at least ``irax_cpu_threads_min_flops`` multiply-adds (below that, and for elementwise
-    work, the thread hand-off costs more than a second core gains: docs/performance.md)."""
+def wants_threads(work, device) -> bool:
+    """Whether a program of ``work`` (``lowering/work.py``) runs on IREE's thread pool:
+    never unless ``irax_cpu_driver`` is "auto" (the device's driver decides then); under
+    "auto" when it has no loop (IREE 3.13 races on loop bodies there) and its matrix
+    products and convolutions hold at least ``irax_cpu_threads_min_flops`` multiply-adds
+    (below that, and for elementwise work, the thread hand-off costs more than a second
+    core gains: docs/performance.md)."""
     if device.platform != "cpu" or config.irax_cpu_driver != "auto":
         return False
-    if has_loops(module):   # IREE 3.13's thread pool races on loop bodies
-        return False
-    return contraction_flops(module) >= config.irax_cpu_threads_min_flops
+    return not work.loops and work.flops >= config.irax_cpu_threads_min_flops
 
 
 def _executable(vmfb: bytes, device, group, out_dtypes, function: str,

@@ -11,6 +11,11 @@ scale with cores once they are large enough to pay for the hand-off.
         : (tensor<128x784xf32>, tensor<784x512xf32>) -> tensor<128x512xf32>
 
 holds 128 * 512 * 784 = 51,380,224 multiply-adds.
+
+``measure(module)`` makes one walk for everything the runtime asks of a program: those
+multiply-adds, whether it holds a loop, and the elements its ops produce (each op's
+results counted once: the work of running it op by op on NumPy, as ``jit``'s first
+calls may).
 """
 
 from __future__ import annotations
@@ -65,31 +70,43 @@ _RULES = {U.StableHLODotGeneral: _dot_general, U.StableHLODot: _dot,
           U.StableHLOConvolution: _convolution}
 
 
-def contraction_flops(module) -> int:
-    """The multiply-adds of ``module``'s contractions (each op counted once)."""
+class Work:
+    """What one walk of a lowered module found (``measure``)."""
+
+    __slots__ = ("flops", "loops", "elements")
+
+    def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0):
+        self.flops = flops
+        self.loops = loops
+        self.elements = elements
+
+
+def measure(module) -> Work:
+    """The contraction multiply-adds, loops and produced elements of ``module``."""
     ir = mlir.ir()
-    total = [0]
+    work = Work()
 
     def visit(op):
-        rule = _RULES.get(U.op_class(op))
+        cls = U.op_class(op)
+        rule = _RULES.get(cls)
         if rule is not None:
-            total[0] += rule(op)
+            work.flops += rule(op)
+        elif cls is U.StableHLOWhile:
+            work.loops = True
+        for r in op.results:
+            shape = _shape(r)
+            work.elements += math.prod(shape) if shape is not None else 0
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    return total[0]
+    return work
+
+
+def contraction_flops(module) -> int:
+    """The multiply-adds of ``module``'s contractions (each op counted once)."""
+    return measure(module).flops
 
 
 def has_loops(module) -> bool:
     """Whether ``module`` holds a ``stablehlo.while``."""
-    ir = mlir.ir()
-    found = []
-
-    def visit(op):
-        if U.op_class(op) is U.StableHLOWhile:
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return bool(found)
+    return measure(module).loops

@@ -96,33 +96,33 @@ def _decode(data: bytes, key: str, info: dict | None) -> tuple[bytes | None, str
     return body[meta_len:], ""
 
 
-def load(key: str, info: dict | None = None) -> bytes | None:
+def load(key: str, info: dict | None = None, suffix: str = ".vmfb") -> bytes | None:
     """The payload stored under ``key``, or None on a miss. An entry that cannot be read,
     is corrupt, or records another key or other ``info`` is discarded (with a warning)."""
     d = cache_dir()
     if d is None:
         return None
-    path = d / f"{key}.vmfb"
+    path = d / f"{key}{suffix}"
     try:
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
         return None
     except OSError as e:
-        discard(key, f"cannot be read: {e.strerror or e}")
+        discard(key, f"cannot be read: {e.strerror or e}", suffix)
         return None
     payload, problem = _decode(data, key, info)
     if payload is None:
-        discard(key, problem)
+        discard(key, problem, suffix)
     return payload
 
 
-def discard(key: str, reason: str) -> None:
+def discard(key: str, reason: str, suffix: str = ".vmfb") -> None:
     """Deletes the entry of ``key``, logging a warning that says why (``reason``)."""
     d = cache_dir()
     if d is None:
         return
-    path = d / f"{key}.vmfb"
+    path = d / f"{key}{suffix}"
     log.warning("irax: discarding bad compile cache entry %s (%s); it will be recompiled",
                 path, reason)
     try:
@@ -133,7 +133,7 @@ def discard(key: str, reason: str) -> None:
         log.warning("irax: could not delete compile cache entry %s: %s", path, e)
 
 
-def store(key: str, payload: bytes, info: dict | None = None) -> None:
+def store(key: str, payload: bytes, info: dict | None = None, suffix: str = ".vmfb") -> None:
     """Writes ``payload`` under ``key`` with its record of ``info``; an unwritable cache
     directory only logs a warning. The file gets the mode any new file of the process gets
     (0o666 less the umask)."""
@@ -149,7 +149,7 @@ def store(key: str, payload: bytes, info: dict | None = None) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, d / f"{key}.vmfb")
+            os.replace(tmp, d / f"{key}{suffix}")
         except BaseException:
             try:
                 os.unlink(tmp)

@@ -223,16 +223,33 @@ def compile_module(module, target: Target, name: str = "main") -> bytes:
 
 
 def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
+    vmfb = cached(code, target, name)
+    return vmfb if vmfb is not None else compile_uncached(code, target, name)
+
+
+def key_of(code: bytes, target: Target) -> tuple[str, dict]:
+    """The cache key of ``code`` compiled for ``target`` and what it is made of (recorded
+    in the disk entry and checked when it is read)."""
     flags = target.flags() + GLOBAL_FLAGS
     version = compiler_version()
     key = cache.make_key(code, "\0".join(flags), version, CACHE_VERSION)
+    return key, {"compiler": version, "flags": list(flags), "irax_cache_version": CACHE_VERSION,
+                 "module_sha256": hashlib.sha256(code).hexdigest()}
+
+
+def cached(code: bytes, target: Target, name: str = "main") -> bytes | None:
+    """The ``.vmfb`` of ``code`` from the memory or the disk cache, None on a miss."""
+    key, info = key_of(code, target)
+    return cached_by_key(key, info, name)
+
+
+def cached_by_key(key: str, info: dict, name: str = "main") -> bytes | None:
+    """The ``.vmfb`` stored under ``key`` (made with ``info``: ``key_of``), None on a
+    miss."""
     hit = _memory.get(key)
     if hit is not None:
         stats["memory_hits"] += 1
         return hit
-    # what the key is made of, recorded in the disk entry and checked when it is read
-    info = {"compiler": version, "flags": list(flags), "irax_cache_version": CACHE_VERSION,
-            "module_sha256": hashlib.sha256(code).hexdigest()}
     vmfb = cache.load(key, info)
     if vmfb is not None:
         problem = _load_problem(vmfb)
@@ -242,6 +259,14 @@ def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
             _memory.put(key, vmfb)
             return vmfb
         cache.discard(key, f"the IREE runtime rejects it: {problem}")
+    return None
+
+
+def compile_uncached(code: bytes, target: Target, name: str = "main") -> bytes:
+    """Compiles ``code`` with IREE and stores the result in both caches. Runs on any
+    thread: IREE releases the GIL while it compiles, and one compilation runs at a time."""
+    key, info = key_of(code, target)
+    flags = tuple(info["flags"])
     start = time.perf_counter()
     vmfb = _invoke_iree(code, flags, name)
     stats["compiles"] += 1

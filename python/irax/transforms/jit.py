@@ -20,6 +20,7 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
+from irax.frontend import program_cache, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
     Specialization,
@@ -198,7 +199,7 @@ class JitFunction:
 
     def _compile(self, entry: Specialization) -> None:
         with self._specs.lock:  # one compile per specialization
-            if entry.executable is None:
+            if entry.executable is None and not tiered.finish(entry):
                 compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
@@ -206,7 +207,15 @@ class JitFunction:
             return self.fun(*args, **kwargs)
         entry, leaves = self._entry(args, kwargs)
         if entry.executable is None:
-            self._compile(entry)
+            if entry.tier is not False:   # first calls: maybe interpreted (tiered.py)
+                with self._specs.lock:
+                    if entry.executable is None:
+                        out = tiered.call(entry, self._target_device(),
+                                          _fun_name(self.fun), leaves)
+                        if out is not None:
+                            return out
+            if entry.executable is None:
+                self._compile(entry)
         return execute(entry, leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -280,6 +289,7 @@ def clear_caches() -> None:
     for specs in live:
         specs.entries.clear()
     clear_executables()
+    program_cache.clear_memory()
     devices.trim_allocators()
     compiler.clear_memory_cache()  # last: it also hands the freed heap back to the system
 

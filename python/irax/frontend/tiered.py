@@ -1,0 +1,204 @@
+"""Tiered ``jit``: a function's first calls run on the reference interpreter while IREE
+compiles it on another thread; the compiled program takes over once it is ready.
+
+IREE needs 0.3 s and more to compile a program (seconds for a few hundred ops); tracing
+and running a small program op by op on NumPy takes milliseconds. So when a
+specialization is not in the compile cache and is cheap to interpret, its first call
+starts the compilation on the compile thread and interprets; every call before the
+compilation ends interprets too; the first call after it runs the compiled program,
+as every later call does:
+
+    f = irax.jit(g)
+    f(x)     # traced; compiling in the background; this call interpreted
+    f(x)     # compiled by now? then the program runs, else interpreted again
+
+The results are the same arrays either way (same shapes, dtypes, weak types, devices:
+the interpreter is the semantics every compiled result is tested against); values may
+differ in the last bits of transcendental functions, where NumPy's and IREE's
+implementations round differently.
+
+Which specializations qualify (``eligible``): ``irax_tiered_jit`` on; one CPU device;
+no donated arguments; no loops (the interpreter pays each trip); at most
+``irax_tiered_jit_max_elements`` elements produced by all ops together. A compilation
+that fails leaves the specialization interpreted, with a warning naming the error; an
+interpretation that fails waits for the compiled program instead.
+At exit the process waits for the compilation in progress (so that it lands in the
+persistent cache); queued ones are dropped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import threading
+from concurrent.futures import Future
+
+import numpy as np
+
+from irax.core import tree_util
+from irax.core.config import config
+from irax.dialect.interpreter import evaluate_function
+from irax.frontend.compile import clone_module, from_record, install, program_of
+from irax.frontend.eager import concrete_value
+from irax.passes import pipelines, run_pipeline
+from irax.runtime import compiler
+from irax.runtime.array import Array
+
+log = logging.getLogger("irax")
+
+#: how a specialization's first call went: compiled now, or interpreted meanwhile
+stats = {"interpreted_calls": 0, "background_compiles": 0}
+
+
+class _Tier:
+    """A specialization's interpreted tier: its expanded module, the compilation under
+    way, and what is needed to install the result."""
+
+    __slots__ = ("module", "future", "program", "device", "name", "failed")
+
+    def __init__(self, module, future, program, device, name):
+        self.module = module
+        self.future = future
+        self.program = program
+        self.device = device
+        self.name = name
+        self.failed = False
+
+
+def eligible(entry, device, program) -> bool:
+    """Whether a specialization's first calls may be interpreted (the module docstring)."""
+    if not config.irax_tiered_jit or device.platform != "cpu" or program.group \
+            or entry.donated:
+        return False
+    work = program.work
+    return not work.loops and work.elements <= config.irax_tiered_jit_max_elements
+
+
+def call(entry, device, name: str, leaves):
+    """Runs a specialization without a compiled program: returns its results when this
+    call was interpreted, None when the caller should run the compiled program (now
+    installed, from the cache or the background compilation). Call with the
+    specialization's lock held."""
+    tier = entry.tier
+    if tier is None:
+        tier = entry.tier = _start(entry, device, name)
+        if tier is False:
+            return None
+    if tier is False:
+        return None
+    if tier.future.done() and not tier.failed:
+        try:
+            vmfb = tier.future.result()
+        except Exception as e:  # noqa: BLE001 - compile errors of every kind
+            tier.failed = True
+            log.warning("irax.jit(%s): IREE could not compile it in the background; it "
+                        "stays on the reference interpreter: %s", name, e)
+        else:
+            install(entry, tier.device, name, tier.program, vmfb)
+            entry.tier = False
+            return None
+    try:
+        return _interpret(entry, tier, leaves)
+    except Exception as e:  # noqa: BLE001 - the compiled program decides
+        # an op the interpreter cannot run (or an error it alone raises): wait for the
+        # compiled program instead, which raises what jit without tiers would
+        log.debug("irax.jit(%s): the interpreter failed (%s); waiting for the compiled "
+                  "program", name, e)
+        return None
+
+
+def _start(entry, device, name: str):
+    """Installs the recorded or cached program, or compiles it now when the
+    specialization does not qualify (returning False), or starts compiling it in the
+    background and returns the tier."""
+    if from_record(entry, device, name):
+        return False
+    program = program_of(entry, device, name)
+    vmfb = compiler.cached(program.code, program.target, name)
+    if vmfb is not None:
+        install(entry, device, name, program, vmfb)
+        return False
+    if not eligible(entry, device, program):
+        install(entry, device, name, program,
+                compiler.compile_uncached(program.code, program.target, name))
+        return False
+    module = clone_module(entry.trace_module)
+    run_pipeline(module, pipelines.EAGER)
+    future = _submit(program.code, program.target, name)
+    stats["background_compiles"] += 1
+    return _Tier(module, future, program, device, name)
+
+
+def _interpret(entry, tier, leaves):
+    arrays = [concrete_value(x)[0] for x in leaves]
+    outs = evaluate_function(tier.module, "main", arrays)
+    stats["interpreted_calls"] += 1
+    results = [Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a)
+               for o, a in zip(outs, entry.out_avals)]
+    return tree_util.tree_unflatten(entry.out_tree, results)
+
+
+# ---- the compile thread --------------------------------------------------------------
+
+_QUEUE: queue.SimpleQueue = queue.SimpleQueue()
+_THREAD: list[threading.Thread] = []
+_LOCK = threading.Lock()
+_RUNNING = threading.Lock()     # held while a compilation runs
+_EXITING = threading.Event()
+
+
+def _submit(code: bytes | None, target, name: str | None) -> Future:
+    future: Future = Future()
+    _QUEUE.put((future, code, target, name))
+    with _LOCK:
+        if not _THREAD:
+            t = threading.Thread(target=_worker, name="irax-compile", daemon=True)
+            t.start()
+            _THREAD.append(t)
+    return future
+
+
+def _worker() -> None:
+    while True:
+        future, code, target, name = _QUEUE.get()
+        with _RUNNING:
+            if _EXITING.is_set():
+                future.cancel()
+                continue
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                vmfb = None if code is None else compiler.compile_uncached(code, target, name)
+            except BaseException as e:  # noqa: BLE001 - handed to the caller
+                future.set_exception(e)
+            else:
+                future.set_result(vmfb)
+
+
+@atexit.register
+def _wait_for_compile_in_progress() -> None:
+    """At exit: drop the queued compilations, finish the one in progress."""
+    _EXITING.set()
+    with _RUNNING:
+        pass
+
+
+def finish(entry) -> bool:
+    """Waits for a specialization's background compilation and installs its program;
+    False when it has none. Raises the compilation's error."""
+    tier = entry.tier
+    if not tier:
+        return False
+    if tier.failed:     # known to fail: compile it again here, raising its error
+        return False
+    vmfb = tier.future.result()
+    install(entry, tier.device, tier.name, tier.program, vmfb)
+    entry.tier = False
+    return True
+
+
+def wait() -> None:
+    """Blocks until every compilation submitted so far has ended (tests, benchmarks)."""
+    if _THREAD:
+        _submit(None, None, None).result()
