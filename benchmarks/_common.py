@@ -189,14 +189,25 @@ def _calls(number, fn, quick: bool) -> int:
     return int(min(max(1, target * k / max(t, 1e-9)), 100_000))
 
 
+def settle(fn):
+    """After irax's warm-up call: waits for the compilations tiered jit started in the
+    background (the warm-up call may have been interpreted), then calls ``fn`` once more
+    so that the compiled programs are in place before anything is timed."""
+    tiered = sys.modules.get("irax.frontend.tiered")
+    if tiered is None:
+        return fn()
+    tiered.wait()
+    return fn()
+
+
 def measure(ctx: Context, workload: str, name: str, makers: dict, *, number=None,
             reps: int | None = None, per: float = 1.0, warm: bool = True,
-            notes=()) -> Row:
+            notes=(), after=None) -> Row:
     """Times ``makers`` (lib -> setup returning a callable) alternating the libraries;
     ``number``: calls per repetition (default: from the warm-up call, so that a
     repetition lasts MIN_REP_S); ``per`` divides each call's time (e.g. ops per call);
     ``warm``: one untimed call first (otherwise one call per repetition, the first one's
-    result checked)."""
+    result checked); ``after``: called untimed after each repetition of each library."""
     row = Row(name, workload, notes=list(notes))
     fns, results = {}, {}
     for lib in LIBS:
@@ -207,6 +218,8 @@ def measure(ctx: Context, workload: str, name: str, makers: dict, *, number=None
             fn = makers[lib]()
             if warm:
                 results[lib] = fn()
+                if lib == "irax":
+                    results[lib] = settle(fn)
             fns[lib] = fn
             row.number[lib] = _calls(number, fn, ctx.quick) if warm else 1
             if ctx.verbose:
@@ -225,6 +238,8 @@ def measure(ctx: Context, workload: str, name: str, makers: dict, *, number=None
                 for _ in range(row.number[lib]):
                     out = fns[lib]()
                 times[lib].append((time.perf_counter() - start) / row.number[lib] / per)
+                if after is not None:
+                    after()
                 if rep == 0 and not warm:
                     results[lib] = out
             except Exception as e:  # noqa: BLE001

@@ -13,22 +13,70 @@ NotImplementedError naming it.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from irax.core import dtypes
 from irax.core.array_methods import install
 from irax.core.errors import ConcretizationTypeError
+from irax.dialect import elementwise as E
 from irax.dialect.bitcast import BitcastConvert
-from irax.frontend.trace import bind
+from irax.frontend.trace import bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.lax import _util as LU
 from irax.numpy._array_api import namespace
 from irax.numpy._at import IndexUpdateHelper
+from irax.runtime.array import Array
 from irax.transforms.jit import device_put
 
+#: the real floating dtypes of the eager fast path (``_fast``)
+_FAST_FLOATS = frozenset(np.dtype(d) for d in ("float16", "float32", "float64")) | {
+    dtypes.bfloat16}
+#: the largest finite value of each: a Python scalar beyond it takes the full path
+_FAST_MAX = {d: float(ml_dtypes.finfo(d).max) for d in _FAST_FLOATS}
 
-def _binary(fn, reflected=False):
-    if reflected:
+
+def _fast(op_cls, x, y, reflected):
+    """``x (op) y`` for a concrete real floating ``irax.Array`` ``x`` outside any trace,
+    ``y`` a Python float or int32-sized int or an ``Array`` of ``x``'s shape, dtype and weak
+    type: the op's NumPy rule applied directly, as ``bind`` would after promotion (a weak
+    Python scalar takes ``x``'s dtype; equal operands need no promotion or broadcast).
+    None for every other case: the full path decides. Eager small ops cost the Python
+    around them; this skips promotion, broadcasting and ``bind``."""
+    aval = x.aval
+    if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
+        return None
+    t = type(y)
+    if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
+            and abs(y) <= _FAST_MAX[aval.dtype]:   # not inf, nan, or what overflows
+        other = np.asarray(y, aval.dtype)
+    elif t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
+        other = y._numpy()
+    else:
+        return None
+    a = x._numpy()
+    args = [other, a] if reflected else [a, other]
+    out = op_cls.evaluate_list(args, {}, [aval])[0]
+    return Array._from_host(out, aval)
+
+
+def _binary(fn, reflected=False, op_cls=None):
+    if op_cls is not None:
+        if reflected:
+            def op(self, other):
+                if type(self) is Array:
+                    out = _fast(op_cls, self, other, True)
+                    if out is not None:
+                        return out
+                return fn(other, self)
+        else:
+            def op(self, other):
+                if type(self) is Array:
+                    out = _fast(op_cls, self, other, False)
+                    if out is not None:
+                        return out
+                return fn(self, other)
+    elif reflected:
         def op(self, other):
             return fn(other, self)
     else:
@@ -154,10 +202,12 @@ def _operators(jnp) -> dict:
               "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
               "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or",
               "xor": "bitwise_xor", "lshift": "left_shift", "rshift": "right_shift"}
+    fast = {"add": E.Add, "sub": E.Sub, "mul": E.Mul, "truediv": E.Div}
     methods = {}
     for dunder, name in binary.items():
-        methods[f"__{dunder}__"] = _binary(getattr(jnp, name))
-        methods[f"__r{dunder}__"] = _binary(getattr(jnp, name), reflected=True)
+        methods[f"__{dunder}__"] = _binary(getattr(jnp, name), op_cls=fast.get(dunder))
+        methods[f"__r{dunder}__"] = _binary(getattr(jnp, name), reflected=True,
+                                            op_cls=fast.get(dunder))
     for dunder, name in {"lt": "less", "le": "less_equal", "gt": "greater",
                          "ge": "greater_equal", "eq": "equal", "ne": "not_equal"}.items():
         methods[f"__{dunder}__"] = _binary(getattr(jnp, name))

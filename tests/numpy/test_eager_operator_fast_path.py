@@ -1,0 +1,66 @@
+"""The eager fast path of ``+ - * /`` on concrete float arrays (numpy/_array_methods.py
+``_fast``) gives what the full path gives: dtype, weak type and bits, and JAX's results."""
+
+import jax
+import jax.numpy as jjnp
+import ml_dtypes
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as jnp
+
+OPS = {"add": (lambda a, b: a + b, lambda a, b: b + a, jnp.add),
+       "sub": (lambda a, b: a - b, lambda a, b: b - a, jnp.subtract),
+       "mul": (lambda a, b: a * b, lambda a, b: b * a, jnp.multiply),
+       "div": (lambda a, b: a / b, lambda a, b: b / a, jnp.true_divide)}
+DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32]
+
+
+def _same(a, b):
+    assert type(a) is irax.Array and type(b) is irax.Array
+    assert a.aval == b.aval and a.aval.weak_type == b.aval.weak_type
+    np.testing.assert_array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
+
+
+@pytest.mark.parametrize("op", list(OPS))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("other", [1.0001, -3, 0.0, float("inf"), float("nan"), 1e300,
+                                   70000, 2 ** 31 - 1, True])
+def test_with_python_scalars_as_the_full_path_and_jax(op, dtype, other):
+    fwd, rev, fn = OPS[op]
+    x = np.array([0.5, -2.25, 3.0e3, 0.0], dtype)
+    a = jnp.asarray(x)
+    _same(fwd(a, other), fn(a, other))
+    _same(rev(a, other), fn(other, a))
+    j = jjnp.asarray(x)
+    for got, want in ((fwd(a, other), fwd(j, other)), (rev(a, other), rev(j, other))):
+        assert got.dtype == want.dtype and got.aval.weak_type == want.weak_type
+        np.testing.assert_allclose(np.asarray(got, np.float64), np.asarray(want, np.float64),
+                                   rtol=1e-2 if dtype != np.float32 else 1e-7)
+
+
+@pytest.mark.parametrize("op", list(OPS))
+def test_with_arrays_and_weak_types(op):
+    fwd, _, fn = OPS[op]
+    x = jnp.asarray(np.array([1.5, -2.0, 7.0], np.float32))
+    weak = irax.lax.broadcast(jnp.asarray(2.5), (3,))      # weakly typed float32
+    assert weak.aval.weak_type
+    for a, b in ((x, x), (weak, weak), (x, weak), (weak, x)):
+        _same(fwd(a, b), fn(a, b))
+    jw = jax.lax.broadcast(jax.numpy.asarray(2.5), (3,))
+    assert fwd(weak, weak).aval.weak_type == fwd(jw, jw).weak_type
+
+
+def test_other_cases_take_the_full_path():
+    i = jnp.arange(3)
+    assert (i * 2).dtype == np.int32 and (i * 2.5).dtype == np.float32
+    x = jnp.ones(3, np.float32)
+    assert (x * np.float64(2)).dtype == np.float32
+    with pytest.raises(OverflowError, match="too large"):
+        x + 2 ** 31                                          # JAX: OverflowError too
+    assert (x * jnp.ones((2, 3), np.float32)).shape == (2, 3)
+    with pytest.raises(TypeError, match="incompatible shapes"):
+        x * jnp.ones(4, np.float32)
+    out = irax.jit(lambda v: v * 2.0 + 1)(x)               # traced: staged, not evaluated
+    np.testing.assert_array_equal(np.asarray(out), np.full(3, 3.0, np.float32))
