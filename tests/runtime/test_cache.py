@@ -151,26 +151,26 @@ def fresh_version():
 
 def test_compiler_version_falls_back_to_a_real_identity(fresh_version, monkeypatch):
     """Regression: without package metadata the version was "unknown", so cache keys no
-    longer depended on the compiler. The fallbacks identify it: iree.compiler's version
-    module, then a digest of the compiler's native library."""
+    longer depended on the compiler. The identity is iree.compiler's version module
+    (cheapest), then the package's metadata, then a digest of the native library."""
     import importlib.metadata
 
     import iree.compiler
     from iree.compiler import version as iree_version
 
-    assert fresh_version() == importlib.metadata.version("iree-base-compiler")
-
-    def no_metadata(name):
-        raise importlib.metadata.PackageNotFoundError(name)
-
-    monkeypatch.setattr(importlib.metadata, "version", no_metadata)
-    fresh_version.cache_clear()
     from_module = fresh_version()
     assert iree_version.VERSION in from_module
     assert all(r in from_module for r in iree_version.REVISIONS.values())
 
     monkeypatch.delattr(iree.compiler, "version")
     monkeypatch.setitem(sys.modules, "iree.compiler.version", None)  # import fails
+    fresh_version.cache_clear()
+    assert fresh_version() == importlib.metadata.version("iree-base-compiler")
+
+    def no_metadata(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "version", no_metadata)
     fresh_version.cache_clear()
     from_library = fresh_version()
     with open(compiler._compiler_library(), "rb") as f:

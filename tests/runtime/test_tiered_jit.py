@@ -197,3 +197,19 @@ def test_an_interpreter_failure_waits_for_the_compiled_program(tiering, monkeypa
     out = jf(np.ones(2, np.float32))
     assert _entry(jf).executable is not None
     np.testing.assert_array_equal(np.asarray(out), np.full(2, np.float32(c)))
+
+
+def test_a_program_for_another_cpu_device_compiles_first(tiering):
+    """Interpreted results live on the host (the default device): a jit placed on the
+    second CPU device compiles before its first call, so its results are on that one."""
+    old = config.jax_num_cpu_devices
+    config.update("jax_num_cpu_devices", 2)
+    try:
+        second = irax.devices("cpu")[1]
+        c = _fresh()
+        jf = irax.jit(lambda x: x * c, device=second)
+        out = jf(np.ones(2, np.float32))
+        assert _entry(jf).executable is not None
+        assert out.devices() == {second}
+    finally:
+        config.update("jax_num_cpu_devices", old)

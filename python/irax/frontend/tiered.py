@@ -17,7 +17,8 @@ the interpreter is the semantics every compiled result is tested against); value
 differ in the last bits of transcendental functions, where NumPy's and IREE's
 implementations round differently.
 
-Which specializations qualify (``eligible``): ``irax_tiered_jit`` on; one CPU device;
+Which specializations qualify (``eligible``): ``irax_tiered_jit`` on; one device, the
+default one, a CPU (interpreted results live on the host, which is that device);
 no donated arguments; no loops (the interpreter pays each trip); at most
 ``irax_tiered_jit_max_elements`` elements produced by all ops together. A compilation
 that fails leaves the specialization interpreted, with a warning naming the error; an
@@ -42,7 +43,7 @@ from irax.dialect.interpreter import evaluate_function
 from irax.frontend.compile import clone_module, from_record, install, program_of
 from irax.frontend.eager import concrete_value
 from irax.passes import pipelines, run_pipeline
-from irax.runtime import compiler
+from irax.runtime import compiler, devices
 from irax.runtime.array import Array
 
 log = logging.getLogger("irax")
@@ -68,9 +69,9 @@ class _Tier:
 
 def eligible(entry, device, program) -> bool:
     """Whether a specialization's first calls may be interpreted (the module docstring)."""
-    if not config.irax_tiered_jit or device.platform != "cpu" or program.group \
-            or entry.donated:
-        return False
+    if not config.irax_tiered_jit or device.platform != "cpu" \
+            or device is not devices.default_device() or program.group or entry.donated:    # interpreted results live on the host,
+        return False                              # which is the default CPU device
     work = program.work
     return not work.loops and work.elements <= config.irax_tiered_jit_max_elements
 

@@ -56,7 +56,10 @@ def _fast(op_cls, x, y, reflected):
         return None
     a = x._numpy()
     args = [other, a] if reflected else [a, other]
-    out = op_cls.evaluate_list(args, {}, [aval])[0]
+    try:
+        out = op_cls.evaluate_list(args, {}, [aval])[0]
+    except MemoryError:     # the full path says which op could not allocate what
+        return None
     return Array._from_host(out, aval)
 
 

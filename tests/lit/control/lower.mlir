@@ -67,26 +67,26 @@ func.func @scan(%c0: tensor<f32>, %xs: tensor<4xf32>) -> (tensor<f32>, tensor<4x
 
 // -----
 
-// A small body runs several steps per trip (here 8 of the 10; the other 2 follow the
-// loop): the host-side cost of a trip is paid once per 8 steps.
+// A small body runs several steps per trip (here 32 of the 40; the other 8 follow the
+// loop): the host-side cost of a trip is paid once per 32 steps.
 // CHECK-LABEL: func.func @scan_unrolled
 // CHECK: stablehlo.while
-// CHECK: %[[N:.*]] = stablehlo.constant dense<8> : tensor<i32>
+// CHECK: %[[N:.*]] = stablehlo.constant dense<32> : tensor<i32>
 // CHECK: stablehlo.compare  LT, %{{.*}}, %[[N]]
-// CHECK-COUNT-8: stablehlo.multiply
-// CHECK: %[[STEP:.*]] = stablehlo.constant dense<8> : tensor<i32>
+// CHECK-COUNT-32: stablehlo.multiply
+// CHECK: %[[STEP:.*]] = stablehlo.constant dense<32> : tensor<i32>
 // CHECK: stablehlo.add %{{.*}}, %[[STEP]]
-// CHECK: stablehlo.constant dense<8> : tensor<i32>
+// CHECK: stablehlo.constant dense<32> : tensor<i32>
 // CHECK: stablehlo.multiply
-// CHECK: stablehlo.constant dense<9> : tensor<i32>
-// CHECK: stablehlo.multiply
+// CHECK: stablehlo.constant dense<33> : tensor<i32>
+// CHECK-COUNT-7: stablehlo.multiply
 // CHECK-NOT: stablehlo.multiply
 // CHECK: return
-func.func @scan_unrolled(%c0: tensor<f32>, %xs: tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>) {
+func.func @scan_unrolled(%c0: tensor<f32>, %xs: tensor<40xf32>) -> (tensor<f32>, tensor<40xf32>) {
   %r:2 = "irax.scan"(%c0, %xs) ({
   ^bb0(%c: tensor<f32>, %x: tensor<f32>):
     %s = "irax.mul"(%c, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
     "irax.return"(%s, %c) : (tensor<f32>, tensor<f32>) -> ()
-  }) {num_consts = 0 : i64, num_carry = 1 : i64, length = 10 : i64} : (tensor<f32>, tensor<10xf32>) -> (tensor<f32>, tensor<10xf32>)
-  return %r#0, %r#1 : tensor<f32>, tensor<10xf32>
+  }) {num_consts = 0 : i64, num_carry = 1 : i64, length = 40 : i64} : (tensor<f32>, tensor<40xf32>) -> (tensor<f32>, tensor<40xf32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<40xf32>
 }
