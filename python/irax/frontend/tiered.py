@@ -69,9 +69,10 @@ class _Tier:
 
 def eligible(entry, device, program) -> bool:
     """Whether a specialization's first calls may be interpreted (the module docstring)."""
+    # interpreted results live on the host, which is the default device
     if not config.irax_tiered_jit or device.platform != "cpu" \
-            or device is not devices.default_device() or program.group or entry.donated:    # interpreted results live on the host,
-        return False                              # which is the default CPU device
+            or device is not devices.default_device() or program.group or entry.donated:
+        return False
     work = program.work
     return not work.loops and work.elements <= config.irax_tiered_jit_max_elements
 
