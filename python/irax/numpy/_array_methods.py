@@ -64,27 +64,14 @@ def _fast(op_cls, x, y, reflected):
 
 
 def _binary(fn, reflected=False, op_cls=None):
-    if op_cls is not None:
-        if reflected:
-            def op(self, other):
-                if type(self) is Array:
-                    out = _fast(op_cls, self, other, True)
-                    if out is not None:
-                        return out
-                return fn(other, self)
-        else:
-            def op(self, other):
-                if type(self) is Array:
-                    out = _fast(op_cls, self, other, False)
-                    if out is not None:
-                        return out
-                return fn(self, other)
-    elif reflected:
-        def op(self, other):
-            return fn(other, self)
-    else:
-        def op(self, other):
-            return fn(self, other)
+    """The operator method applying ``fn`` (``other (op) self`` when ``reflected``);
+    ``op_cls``: the op of the eager fast path (``_fast``), if it has one."""
+    def op(self, other):
+        if op_cls is not None and type(self) is Array:
+            out = _fast(op_cls, self, other, reflected)
+            if out is not None:
+                return out
+        return fn(other, self) if reflected else fn(self, other)
     op.__name__ = fn.__name__
     return op
 
