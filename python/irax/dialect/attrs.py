@@ -167,12 +167,16 @@ class _Dense(AttrKind):
         dense = ir.DenseElementsAttr(attr)
         aval = mlir.aval_of_type(dense.type)
         if aval.dtype.name not in _BUFFERLESS:
-            if dense.is_splat and aval.size > 1:
-                one = ir.DenseElementsAttr.get_splat(
-                    mlir.to_ir_type(ShapedArray((1,), aval.dtype)), dense.get_splat_value())
-                scalar = np.array(one).astype(aval.dtype, copy=False).reshape(())
-                return np.broadcast_to(scalar, aval.shape)
-            return np.array(dense).astype(aval.dtype, copy=False).reshape(aval.shape)
+            try:
+                if dense.is_splat and aval.size > 1:
+                    one = ir.DenseElementsAttr.get_splat(
+                        mlir.to_ir_type(ShapedArray((1,), aval.dtype)),
+                        dense.get_splat_value())
+                    scalar = np.array(one).astype(aval.dtype, copy=False).reshape(())
+                    return np.broadcast_to(scalar, aval.shape)
+                return np.array(dense).astype(aval.dtype, copy=False).reshape(aval.shape)
+            except TypeError:   # no buffer view either (int4, float8_e4m3, float4_e2m1fn...)
+                pass
         return _parse_dense_text(str(dense), aval.shape, dtype_from_mlir(
             str(ir.RankedTensorType(dense.type).element_type)))
 

@@ -105,8 +105,14 @@ def program_of(entry, device, name: str, function: str = "main") -> Program:
     """The program of a specialization on ``device`` (runs irax-jit's passes)."""
     module = module_at_stage(entry, "iree")
     group = program_devices(device, num_devices(module), name)
-    return Program(module, target_for_platform(device.platform, len(group)), group,
-                   program_cache.key(entry, device.platform, function), function)
+    program = Program(module, target_for_platform(device.platform, len(group)), group,
+                      program_cache.key(entry, device.platform, function), function)
+    if program.work.wrong is not None:
+        raise TypeError(f"irax: IREE cannot compile {name} correctly: it computes "
+                        f"{program.work.wrong} (IREE 3.13 gets float8_e8m0fnu arithmetic "
+                        "wrong); such arrays work eagerly only, or convert them with "
+                        ".astype(float32) inside the function")
+    return program
 
 
 def from_record(entry, device, name: str, function: str = "main") -> bool:

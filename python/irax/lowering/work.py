@@ -13,9 +13,9 @@ scale with cores once they are large enough to pay for the hand-off.
 holds 128 * 512 * 784 = 51,380,224 multiply-adds.
 
 ``measure(module)`` makes one walk for everything the runtime asks of a program: those
-multiply-adds, whether it holds a loop, and the elements its ops produce (each op's
-results counted once: the work of running it op by op on NumPy, as ``jit``'s first
-calls may).
+multiply-adds, whether it holds a loop, the elements its ops produce (each op's results
+counted once: the work of running it op by op on NumPy, as ``jit``'s first calls may),
+and the first op computing on an element type IREE 3.13 compiles wrongly.
 """
 
 from __future__ import annotations
@@ -70,21 +70,47 @@ _RULES = {U.StableHLODotGeneral: _dot_general, U.StableHLODot: _dot,
           U.StableHLOConvolution: _convolution}
 
 
+#: element types IREE 3.13 compiles but computes wrongly: float8_e8m0fnu ``2 + 2`` came
+#: out as ``2``, ``4 * 4`` as ``5.9e-39`` (conversions to and from it are right)
+_WRONG_ARITHMETIC = ("f8E8M0FNU",)
+#: ops that only move, convert or select values: safe on any element type
+_MOVES = frozenset((
+    "stablehlo.convert", "stablehlo.bitcast_convert", "stablehlo.constant",
+    "stablehlo.reshape", "stablehlo.transpose", "stablehlo.broadcast_in_dim",
+    "stablehlo.slice", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice",
+    "stablehlo.concatenate", "stablehlo.select", "stablehlo.pad", "stablehlo.gather",
+    "stablehlo.reverse", "stablehlo.optimization_barrier", "stablehlo.tuple",
+    "stablehlo.get_tuple_element", "func.return", "func.call", "func.func",
+    "builtin.module", "stablehlo.return", "stablehlo.while", "stablehlo.case",
+    "stablehlo.if", "flow.tensor.transfer"))
+
+
 class Work:
     """What one walk of a lowered module found (``measure``)."""
 
-    __slots__ = ("flops", "loops", "elements")
+    __slots__ = ("flops", "loops", "elements", "wrong")
 
     def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0):
         self.flops = flops
         self.loops = loops
         self.elements = elements
+        #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
+        #: f8E8M0FNU"), or None
+        self.wrong = None
 
 
 def measure(module) -> Work:
     """The contraction multiply-adds, loops and produced elements of ``module``."""
     ir = mlir.ir()
     work = Work()
+    bad: dict = {}      # type -> the wrong element type it holds, or "" (types hash)
+
+    def wrong(t) -> str:
+        hit = bad.get(t)
+        if hit is None:
+            text = str(t)
+            hit = bad[t] = next((w for w in _WRONG_ARITHMETIC if w in text), "")
+        return hit
 
     def visit(op):
         cls = U.op_class(op)
@@ -96,6 +122,12 @@ def measure(module) -> Work:
         for r in op.results:
             shape = _shape(r)
             work.elements += math.prod(shape) if shape is not None else 0
+        if work.wrong is None and op.name not in _MOVES:
+            for v in (*op.operands, *op.results):
+                w = wrong(v.type)
+                if w:
+                    work.wrong = f"{op.name} on {w}"
+                    break
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)

@@ -53,7 +53,12 @@ def to_host(hal_device, view, shape, dtype) -> np.ndarray:
                (buf.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
     if mappable:
         mapping = view.map()
-        raw = rt.HalElementType.map_to_dtype(view.element_type)
+        if np.dtype(dtype).type.__module__.startswith("ml_dtypes"):
+            # bfloat16 and the float8s as their bits: for some (float8_e5m2) the IREE
+            # runtime's own dtype is one NumPy cannot read ('<f1')
+            raw = np.dtype(f"u{np.dtype(dtype).itemsize}")
+        else:
+            raw = rt.HalElementType.map_to_dtype(view.element_type)
         flat = mapping.asarray(view.shape, raw)
         host = np.asarray(_KeepAlive(flat, mapping, view))
     else:
