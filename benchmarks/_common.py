@@ -189,14 +189,19 @@ def _calls(number, fn, quick: bool) -> int:
     return int(min(max(1, target * k / max(t, 1e-9)), 100_000))
 
 
-def settle(fn):
-    """After irax's warm-up call: waits for the compilations tiered jit started in the
-    background (the warm-up call may have been interpreted), then calls ``fn`` once more
-    so that the compiled programs are in place before anything is timed."""
+def wait_for_background_compiles() -> None:
+    """Lets the compilations irax's tiered jit started in the background end (nothing
+    when irax is not loaded)."""
     tiered = sys.modules.get("irax.frontend.tiered")
-    if tiered is None:
-        return fn()
-    tiered.wait()
+    if tiered is not None:
+        tiered.wait()
+
+
+def settle(fn):
+    """After irax's warm-up call (which may have been interpreted): waits for the
+    background compilations, then calls ``fn`` once more so that the compiled programs
+    are in place before anything is timed."""
+    wait_for_background_compiles()
     return fn()
 
 

@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 import numpy as np
-from _common import Context, Row, _jax, measure, reason
+from _common import Context, Row, _jax, measure, reason, wait_for_background_compiles
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -158,7 +158,7 @@ def cold_compile(ctx: Context):
 
     rows = [measure(ctx, "cold", "cold: trace+compile+run fresh 200-op fn", {
         "irax": irax_make(True), "jax": jax_make}, reps=ctx.r(5, 1), warm=False,
-        after=_settle_background,
+        after=wait_for_background_compiles,
         notes=["unique constants per rep; irax: empty cache dir, tiered jit (the first "
                "call interpreted while IREE compiles in the background)"])]
     counters.update(irax=2000, jax=2000)   # constants the first row did not compile
@@ -166,15 +166,6 @@ def cold_compile(ctx: Context):
         "irax": irax_make(False), "jax": jax_make}, reps=ctx.r(3, 1), warm=False,
         notes=["irax_tiered_jit=False: IREE's full compile of the 200 ops (40 sines)"]))
     return rows
-
-
-def _settle_background():
-    """Lets the compilations tiered jit left running end before the next workload."""
-    import sys
-
-    tiered = sys.modules.get("irax.frontend.tiered")
-    if tiered is not None:
-        tiered.wait()
 
 
 _CHILD_IRAX = """

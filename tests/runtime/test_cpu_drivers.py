@@ -24,7 +24,7 @@ import irax
 import irax.numpy as jnp
 from irax.config import config
 from irax.frontend.compile import clear_executables
-from irax.lowering.work import contraction_flops
+from irax.lowering.work import contraction_flops, measure
 from irax.runtime import devices
 
 
@@ -47,6 +47,18 @@ def test_contraction_flops_counts_products_and_convolutions_once_each():
                         np.ones((4, 6), np.float32), np.ones((6, 6), np.float32), 100)
     assert contraction_flops(loop) == 4 * 6 * 6
     assert contraction_flops(_iree_module(lambda x: x * x + 1.0, a)) == 0
+
+
+def test_measure_finds_loops_and_counts_produced_elements():
+    """``measure``: what tiered jit and the driver choice read of a program."""
+    a = np.ones((4, 6), np.float32)
+    loop = measure(_iree_module(lambda a, n: irax.lax.fori_loop(0, n, lambda i, c: c * 2, a),
+                                a, 100))
+    assert loop.loops and loop.wrong is None
+    plain = measure(_iree_module(lambda x: jnp.tanh(x * x + 1.0), a))
+    assert not plain.loops and plain.flops == 0
+    # multiply, the constant 1.0, add and tanh: four 4x6 results
+    assert plain.elements == 4 * 24, plain.elements
 
 
 @pytest.fixture

@@ -97,6 +97,9 @@ _KIND: dict[np.dtype, str] = {float0: "float0"}
 for _dt in all_dtypes + _small_floats + _small_ints:
     _KIND[_dt] = ("f" if _dt in _small_floats or _dt == bfloat16 else
                   "i" if _dt in _small_sints else "u" if _dt in _small_uints else _dt.kind)
+#: the floats whose NumPy rules compute in float32 and round back (set lookup: an
+#: eager op's ``dtype.name`` costs a microsecond)
+LOW_PRECISION_FLOATS = frozenset((float16, bfloat16))
 _CUSTOM = frozenset((bfloat16,) + _small_floats + _small_ints)   # numpy does not know their kind
 
 python_scalar_dtypes: dict[type, np.dtype] = {

@@ -20,11 +20,6 @@ from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.folding import is_splat, producer, same_type
 
-_LOW_PRECISION = ("float16", "bfloat16")
-#: the same as dtypes (a set lookup: ``dtype.name`` costs a microsecond per eager op)
-_LOW_PRECISION_DTYPES = frozenset(np.dtype(n) if n != "bfloat16" else dtypes.bfloat16
-                                  for n in _LOW_PRECISION)
-
 # Operand kinds an op accepts, checked by ``_check_kind``.
 FLOAT = "floating-point"
 INEXACT = "floating-point or complex"
@@ -89,7 +84,7 @@ class ElementwiseUnary(Op):
     @classmethod
     def evaluate_list(cls, arrays, attrs, out_avals):
         (x,) = arrays
-        if x.dtype in _LOW_PRECISION_DTYPES and cls.operand_kind in (FLOAT, INEXACT):
+        if x.dtype in dtypes.LOW_PRECISION_FLOATS and cls.operand_kind in (FLOAT, INEXACT):
             with np.errstate(all="ignore"):
                 r = cls.evaluate(x.astype(np.float32), **attrs)
             return [np.asarray(r).astype(x.dtype)]
@@ -128,7 +123,7 @@ class ElementwiseBinary(Op):
     @classmethod
     def evaluate_list(cls, arrays, attrs, out_avals):
         x, y = arrays
-        if x.dtype in _LOW_PRECISION_DTYPES and cls.operand_kind in (FLOAT, INEXACT):
+        if x.dtype in dtypes.LOW_PRECISION_FLOATS and cls.operand_kind in (FLOAT, INEXACT):
             with np.errstate(all="ignore"):
                 r = cls.evaluate(x.astype(np.float32), y.astype(np.float32), **attrs)
             return [np.asarray(r).astype(x.dtype)]

@@ -22,8 +22,6 @@ from irax.dialect import raising as R
 from irax.dialect.base import REGISTRY, Op, OpError
 from irax.dialect.shape import check_dims, shift_dims
 
-_LOW_PRECISION = ("float16", "bfloat16")
-
 # Operand kinds, checked by ``Reduction.infer``.
 NUMBER = "numeric"  # not bool
 ORDERED = "real or boolean"  # not complex
@@ -108,7 +106,7 @@ class Reduction(Op):
     @classmethod
     def evaluate(cls, x, *, axes):
         dtype = x.dtype
-        if dtype.name in _LOW_PRECISION:
+        if dtype in dtypes.LOW_PRECISION_FLOATS:
             x = x.astype(np.float32)
         init = np.array(cls.identity(dtype)).astype(x.dtype)
         with np.errstate(all="ignore"):
@@ -281,7 +279,7 @@ class ArgReduction(Op):
 
     @classmethod
     def evaluate(cls, x, *, axis, index_dtype):
-        if x.dtype.name in _LOW_PRECISION:
+        if x.dtype in dtypes.LOW_PRECISION_FLOATS:
             x = x.astype(np.float32)
         index = cls.pick_numpy(x, axis)
         if dtypes.is_float(x.dtype):

@@ -25,7 +25,6 @@ from irax.dialect import attrs as A
 from irax.dialect.base import Linear, Op, OpError
 from irax.dialect.reduction import _highest, _lowest
 
-_LOW_PRECISION = ("float16", "bfloat16")
 WINDOW_ATTRS = ("window_dimensions", "window_strides", "padding_low", "padding_high",
                 "base_dilation", "window_dilation")
 
@@ -119,7 +118,7 @@ class WindowReduction(Op):
     @classmethod
     def evaluate(cls, x, **w):
         dtype = x.dtype
-        if dtype.name in _LOW_PRECISION:
+        if dtype in dtypes.LOW_PRECISION_FLOATS:
             x = x.astype(np.float32)
         init = np.array(cls.identity(dtype)).astype(x.dtype)
         xp = dilate_and_pad_numpy(x, init, w["padding_low"], w["padding_high"],

@@ -26,7 +26,13 @@ from irax.lowering.work import measure
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
-from irax.runtime.compiler import compile_bytecode, module_bytecode, target_for_platform
+from irax.runtime.compiler import (
+    cached_by_key,
+    compile_keyed,
+    key_of,
+    module_bytecode,
+    target_for_platform,
+)
 from irax.runtime.executable import Executable
 
 
@@ -77,36 +83,43 @@ def module_at_stage(entry, stage: str):
 def compile_entry(entry, device, name: str, function: str = "main") -> None:
     """Compiles a specialization for ``device`` (the first of several when the program
     addresses several devices); ``name``: the jitted function, for messages."""
-    if from_record(entry, device, name, function):
+    record = program_cache.key(entry, device.platform, function)
+    if from_record(entry, device, name, record, function):
         return
-    program = program_of(entry, device, name, function)
-    install(entry, device, name, program,
-            compile_bytecode(program.code, program.target, name))
+    program = program_of(entry, device, name, record, function)
+    vmfb = cached_by_key(program.key, program.info, name)
+    if vmfb is None:
+        vmfb = compile_keyed(program.code, program.key, program.info, name)
+    install(entry, device, name, program, vmfb)
 
 
 class Program:
     """What a specialization compiles: its "iree" stage (``module``, and ``code``, its
-    bytecode), the IREE ``target``, the devices it runs on (``group``: empty for one
-    device), its ``work`` (``lowering/work.py``) and its program record's key."""
+    bytecode), the IREE ``target``, its compile cache ``key`` and the ``info`` the key is
+    made of, the devices it runs on (``group``: empty for one device), its ``work``
+    (``lowering/work.py``) and its program record's key (``record``)."""
 
-    __slots__ = ("module", "code", "target", "group", "work", "record", "function")
+    __slots__ = ("module", "code", "target", "key", "info", "group", "work", "record",
+                 "function")
 
     def __init__(self, module, target, group, record, function):
         self.module = module
         self.code = module_bytecode(module)
         self.target = target
+        self.key, self.info = key_of(self.code, target)
         self.group = group
         self.work = measure(module)
         self.record = record
         self.function = function
 
 
-def program_of(entry, device, name: str, function: str = "main") -> Program:
-    """The program of a specialization on ``device`` (runs irax-jit's passes)."""
+def program_of(entry, device, name: str, record: str, function: str = "main") -> Program:
+    """The program of a specialization on ``device`` (runs irax-jit's passes); ``record``:
+    its ``program_cache.key``."""
     module = module_at_stage(entry, "iree")
     group = program_devices(device, num_devices(module), name)
     program = Program(module, target_for_platform(device.platform, len(group)), group,
-                      program_cache.key(entry, device.platform, function), function)
+                      record, function)
     if program.work.wrong is not None:
         raise TypeError(f"irax: IREE cannot compile {name} correctly: it computes "
                         f"{program.work.wrong} (IREE 3.13 gets float8_e8m0fnu arithmetic "
@@ -115,10 +128,10 @@ def program_of(entry, device, name: str, function: str = "main") -> Program:
     return program
 
 
-def from_record(entry, device, name: str, function: str = "main") -> bool:
-    """Installs the program recorded for the specialization's traced module
-    (``program_cache``) without running the passes; False when none is recorded."""
-    found = program_cache.lookup(program_cache.key(entry, device.platform, function), name)
+def from_record(entry, device, name: str, record: str, function: str = "main") -> bool:
+    """Installs the program recorded under ``record`` (``program_cache.key`` of the
+    specialization) without running the passes; False when none is recorded."""
+    found = program_cache.lookup(record, name)
     if found is None:
         return False
     vmfb, n, work = found
@@ -130,7 +143,7 @@ def install(entry, device, name: str, program: Program, vmfb: bytes) -> None:
     """Makes the compiled ``vmfb`` of ``program`` the specialization's executable, and
     records it for later traces of the same function."""
     _install(entry, device, name, program.group, vmfb, program.work, program.function)
-    program_cache.store(program.record, program.code, program.target, len(program.group),
+    program_cache.store(program.record, program.key, program.info, len(program.group),
                         program.work)
 
 

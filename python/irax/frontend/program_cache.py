@@ -86,10 +86,9 @@ def lookup(record_key: str, name: str):
     return vmfb, record[2], Work(record[3], record[4])
 
 
-def store(record_key: str, code: bytes, target, devices: int, work: Work) -> None:
-    """Records that the specialization of ``record_key`` compiles ``code`` for
-    ``target`` (its program being in the compile cache)."""
-    program, info = compiler.key_of(code, target)
+def store(record_key: str, program: str, info: dict, devices: int, work: Work) -> None:
+    """Records that the specialization of ``record_key`` compiles to the program of
+    compile cache key ``program`` (made of ``info``: ``compiler.key_of``)."""
     record = (program, info, devices, work.flops, work.loops)
     if _remember(record_key, record):
         payload = json.dumps({"program": program, "info": info, "devices": devices,

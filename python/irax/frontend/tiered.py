@@ -40,6 +40,7 @@ import numpy as np
 from irax.core import tree_util
 from irax.core.config import config
 from irax.dialect.interpreter import evaluate_function
+from irax.frontend import program_cache
 from irax.frontend.compile import clone_module, from_record, install, program_of
 from irax.frontend.eager import concrete_value
 from irax.passes import pipelines, run_pipeline
@@ -114,20 +115,21 @@ def _start(entry, device, name: str):
     """Installs the recorded or cached program, or compiles it now when the
     specialization does not qualify (returning False), or starts compiling it in the
     background and returns the tier."""
-    if from_record(entry, device, name):
+    record = program_cache.key(entry, device.platform, "main")
+    if from_record(entry, device, name, record):
         return False
-    program = program_of(entry, device, name)
-    vmfb = compiler.cached(program.code, program.target, name)
+    program = program_of(entry, device, name, record)
+    vmfb = compiler.cached_by_key(program.key, program.info, name)
     if vmfb is not None:
         install(entry, device, name, program, vmfb)
         return False
     if not eligible(entry, device, program):
         install(entry, device, name, program,
-                compiler.compile_uncached(program.code, program.target, name))
+                compiler.compile_keyed(program.code, program.key, program.info, name))
         return False
     module = clone_module(entry.trace_module)
     run_pipeline(module, pipelines.EAGER)
-    future = _submit(program.code, program.target, name)
+    future = _submit(program.code, program.key, program.info, name)
     stats["background_compiles"] += 1
     return _Tier(module, future, program, device, name)
 
@@ -150,9 +152,10 @@ _RUNNING = threading.Lock()     # held while a compilation runs
 _EXITING = threading.Event()
 
 
-def _submit(code: bytes | None, target, name: str | None) -> Future:
+def _submit(code: bytes | None, key: str | None, info: dict | None,
+            name: str | None) -> Future:
     future: Future = Future()
-    _QUEUE.put((future, code, target, name))
+    _QUEUE.put((future, code, key, info, name))
     with _LOCK:
         if not _THREAD:
             t = threading.Thread(target=_worker, name="irax-compile", daemon=True)
@@ -163,7 +166,7 @@ def _submit(code: bytes | None, target, name: str | None) -> Future:
 
 def _worker() -> None:
     while True:
-        future, code, target, name = _QUEUE.get()
+        future, code, key, info, name = _QUEUE.get()
         with _RUNNING:
             if _EXITING.is_set():
                 future.cancel()
@@ -171,7 +174,7 @@ def _worker() -> None:
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                vmfb = None if code is None else compiler.compile_uncached(code, target, name)
+                vmfb = None if code is None else compiler.compile_keyed(code, key, info, name)
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 future.set_exception(e)
             else:
@@ -203,4 +206,4 @@ def finish(entry) -> bool:
 def wait() -> None:
     """Blocks until every compilation submitted so far has ended (tests, benchmarks)."""
     if _THREAD:
-        _submit(None, None, None).result()
+        _submit(None, None, None, None).result()

@@ -137,8 +137,3 @@ def measure(module) -> Work:
 def contraction_flops(module) -> int:
     """The multiply-adds of ``module``'s contractions (each op counted once)."""
     return measure(module).flops
-
-
-def has_loops(module) -> bool:
-    """Whether ``module`` holds a ``stablehlo.while``."""
-    return measure(module).loops

@@ -26,6 +26,16 @@ def _element_type(dtype: np.dtype):
     return et
 
 
+@functools.cache
+def _bits_dtype(dtype: np.dtype):
+    """The unsigned integers a mapped buffer of ``dtype`` is read as: bfloat16 and the
+    float8s come back as their bits (for some, float8_e5m2, the IREE runtime's own dtype
+    is one NumPy cannot read: '<f1'); None for NumPy's own dtypes."""
+    if dtype.type.__module__.startswith("ml_dtypes"):
+        return np.dtype(f"u{dtype.itemsize}")
+    return None
+
+
 def to_device(hal_device, data: np.ndarray):
     """A new device buffer holding a copy of ``data``."""
     rt = runtime()
@@ -53,11 +63,8 @@ def to_host(hal_device, view, shape, dtype) -> np.ndarray:
                (buf.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
     if mappable:
         mapping = view.map()
-        if np.dtype(dtype).type.__module__.startswith("ml_dtypes"):
-            # bfloat16 and the float8s as their bits: for some (float8_e5m2) the IREE
-            # runtime's own dtype is one NumPy cannot read ('<f1')
-            raw = np.dtype(f"u{np.dtype(dtype).itemsize}")
-        else:
+        raw = _bits_dtype(np.dtype(dtype))
+        if raw is None:
             raw = rt.HalElementType.map_to_dtype(view.element_type)
         flat = mapping.asarray(view.shape, raw)
         host = np.asarray(_KeepAlive(flat, mapping, view))

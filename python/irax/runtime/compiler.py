@@ -225,8 +225,9 @@ def compile_module(module, target: Target, name: str = "main") -> bytes:
 
 
 def compile_bytecode(code: bytes, target: Target, name: str = "main") -> bytes:
-    vmfb = cached(code, target, name)
-    return vmfb if vmfb is not None else compile_uncached(code, target, name)
+    key, info = key_of(code, target)
+    vmfb = cached_by_key(key, info, name)
+    return vmfb if vmfb is not None else compile_keyed(code, key, info, name)
 
 
 def key_of(code: bytes, target: Target) -> tuple[str, dict]:
@@ -237,12 +238,6 @@ def key_of(code: bytes, target: Target) -> tuple[str, dict]:
     key = cache.make_key(code, "\0".join(flags), version, CACHE_VERSION)
     return key, {"compiler": version, "flags": list(flags), "irax_cache_version": CACHE_VERSION,
                  "module_sha256": hashlib.sha256(code).hexdigest()}
-
-
-def cached(code: bytes, target: Target, name: str = "main") -> bytes | None:
-    """The ``.vmfb`` of ``code`` from the memory or the disk cache, None on a miss."""
-    key, info = key_of(code, target)
-    return cached_by_key(key, info, name)
 
 
 def cached_by_key(key: str, info: dict, name: str = "main") -> bytes | None:
@@ -264,10 +259,10 @@ def cached_by_key(key: str, info: dict, name: str = "main") -> bytes | None:
     return None
 
 
-def compile_uncached(code: bytes, target: Target, name: str = "main") -> bytes:
-    """Compiles ``code`` with IREE and stores the result in both caches. Runs on any
-    thread: IREE releases the GIL while it compiles, and one compilation runs at a time."""
-    key, info = key_of(code, target)
+def compile_keyed(code: bytes, key: str, info: dict, name: str = "main") -> bytes:
+    """Compiles ``code`` with IREE and stores the result in both caches under ``key``
+    (with ``info``, both from ``key_of``). Runs on any thread: IREE releases the GIL while
+    it compiles, and one compilation runs at a time."""
     flags = tuple(info["flags"])
     start = time.perf_counter()
     vmfb = _invoke_iree(code, flags, name)
