@@ -9,9 +9,10 @@ after one warm-up call (not for the cold-compile and warm-start rows); the table
 the median of each and the ratios irax/JAX and irax/NumPy (below 1: irax is faster).
 Each irax result is checked once against JAX's ("mismatch" in the notes otherwise); a
 library that fails puts "fail: <reason>" in its row. ``--json`` (default
-benchmarks/results/cpu.json) keeps machine, versions and every median; ``--rss`` also runs
-each workload once per library in a fresh process (``--child NAME --lib LIB``) for its
-peak RSS; ``--write-docs`` rewrites the table of docs/performance.md between its markers.
+benchmarks/results/cpu.json; results/partial.json for --quick or --only) keeps machine,
+versions and every median; ``--rss`` also runs each workload once per library in a fresh
+process (``--child NAME --lib LIB``) for its peak RSS; ``--write-docs`` rewrites the table
+of docs/performance.md between its markers.
 ``JAX_PLATFORMS=cuda`` runs irax on its CUDA backend (benchmarks/gpu.sh).
 """
 
@@ -189,7 +190,9 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="a short smoke run of every workload")
     p.add_argument("--only", help="comma-separated workloads (see --list)")
-    p.add_argument("--json", default=os.path.join(HERE, "results", "cpu.json"))
+    p.add_argument("--json", help="where the results go (default: results/cpu.json for a "
+                   "full run, results/partial.json for --quick or --only, which must not "
+                   "replace the full run's)")
     p.add_argument("--write-docs", action="store_true", help="rewrite docs/performance.md's table")
     p.add_argument("--docs", default=DOCS, help=argparse.SUPPRESS)
     p.add_argument("--rss", action="store_true", help="peak RSS per library (subprocesses)")
@@ -233,8 +236,10 @@ def main(argv=None) -> None:
     print(f"machine: {machine_line(m)}")
     if m.get("jax_note"):
         print(m["jax_note"])
-    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
-    with open(args.json, "w") as f:
+    path = args.json or os.path.join(
+        HERE, "results", "partial.json" if args.quick or args.only else "cpu.json")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
         json.dump({"machine": m, "geomean_irax_over_jax": g, "quick": args.quick,
                    "rows": [r.as_json() for r in rows]}, f, indent=1)
     if args.write_docs:
