@@ -156,6 +156,11 @@ config.define("irax_while_grad_tape_bytes", 64 << 20,
               "(checkpoints and one segment): within it the backward pass costs about 2 "
               "forward sweeps (docs/control_flow.md).", _nonnegative_int,
               env="IRAX_WHILE_GRAD_TAPE_BYTES", traced=True)
+config.define("irax_loop_kernel_max_elements", 256,
+              "A jitted while/fori/scan loop whose carries are 0-d or share one shape of at "
+              "most this many elements, with elementwise cond and body, runs as one native "
+              "loop in one dispatch (irax-loop-kernels); 0 keeps every loop host-driven.",
+              _nonnegative_int, env="IRAX_LOOP_KERNEL_MAX_ELEMENTS", traced=True)
 config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
               _bool, env="IRAX_LOG_COMPILES")
 config.define("jax_numpy_dtype_promotion", "standard",

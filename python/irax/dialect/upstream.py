@@ -69,6 +69,11 @@ class StableHLOWhile(UpstreamOp):
     name = "stablehlo.while"
 
 
+class ScfWhile(UpstreamOp):
+    """A loop on scalars inside a ``linalg.generic`` (``irax-loop-kernels``)."""
+    name = "scf.while"
+
+
 class StableHLOGather(UpstreamOp):
     name = "stablehlo.gather"
 

@@ -117,7 +117,7 @@ def measure(module) -> Work:
         rule = _RULES.get(cls)
         if rule is not None:
             work.flops += rule(op)
-        elif cls is U.StableHLOWhile:
+        elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
         for r in op.results:
             shape = _shape(r)

@@ -8,6 +8,7 @@ from irax.passes import (  # noqa: F401,E402 - register the passes
     expand_transforms,
     inline,
     legalize_iree,
+    loop_kernels,
     lower_to_stablehlo,
     raise_stablehlo,
     shard,

@@ -16,7 +16,7 @@ PIPELINES: dict[str, str] = {
     "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-symbol-dce, "
                          "irax-lower-to-stablehlo",
     # what jit hands to IREE
-    "irax-jit": "irax-to-stablehlo, irax-legalize-iree",
+    "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels",
     # irax-opt's full pipeline: verified, expanded, simplified and lowered
     "irax-default": "irax-verify, irax-expand-transforms, irax-shard, irax-inline, "
                     "irax-simplify, irax-lower-to-stablehlo",

@@ -1,0 +1,327 @@
+"""A ``stablehlo.while`` of elementwise work as one native loop: a ``linalg.generic`` over
+the carries' common shape whose body is an ``scf.while`` on scalars.
+
+IREE 3.13 drives a ``stablehlo.while`` from its host VM: every trip dispatches the body
+and reads the condition back (microseconds a trip; scalar bodies run on the VM at about
+70 ns an op). A loop whose carries are all of one shape ``S`` or 0-d, and whose cond and
+body only apply elementwise ops to them (plus splat constants and broadcasts of 0-d
+values to ``S``), computes every element of ``S`` independently of the others: the 0-d
+part (a counter, the condition) is the same for each. Such a loop becomes one dispatch
+that runs the whole loop per element, in native code. Each StableHLO op becomes the
+``arith`` / ``math`` op IREE's own StableHLO conversion makes of it, so the numbers are
+the same (tests/lowering/test_loop_kernel.py compares both bit for bit).
+
+Before:
+    %r:2 = stablehlo.while(%i = %c0, %x = %x0) : tensor<i32>, tensor<f32>
+      cond { %p = stablehlo.compare LT, %i, %n, SIGNED ...; stablehlo.return %p }
+      do { ...; stablehlo.return %i1, %x1 : tensor<i32>, tensor<f32> }
+After:
+    %r:2 = linalg.generic {iterator_types = []} ins(%c0, %x0, %n) outs(...) {
+    ^bb0(%i0: i32, %xs: f32, %ns: i32, %o0: i32, %o1: f32):
+      %w:2 = scf.while (%i = %i0, %x = %xs) : (i32, f32) -> (i32, f32) {
+        %p = arith.cmpi slt, %i, %ns : i32
+        scf.condition(%p) %i, %x : i32, f32
+      } do { ... scf.yield %i1, %x1 : i32, f32 }
+      linalg.yield %w#0, %w#1 : i32, f32
+    } -> (tensor<i32>, tensor<f32>)
+
+0-d carries of a loop over a shape ``S`` come out as ``S``-shaped results (every element
+the same) and are sliced back to 0-d. Loops over more than ``irax_loop_kernel_max_elements``
+elements keep IREE's form (there the vectorized per-trip dispatch is the faster one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irax.core.config import config
+from irax.dialect import mlir
+
+_FLOATS = {"f32", "f64"}
+_INTS = {"i1", "i8", "i16", "i32", "i64"}
+
+#: stablehlo op -> (float op, signless-int op); None where the kind is not supported
+_BINARY = {
+    "stablehlo.add": ("arith.addf", "arith.addi"),
+    "stablehlo.subtract": ("arith.subf", "arith.subi"),
+    "stablehlo.multiply": ("arith.mulf", "arith.muli"),
+    "stablehlo.divide": ("arith.divf", None),
+    "stablehlo.maximum": ("arith.maximumf", "arith.maxsi"),
+    "stablehlo.minimum": ("arith.minimumf", "arith.minsi"),
+    "stablehlo.and": (None, "arith.andi"),
+    "stablehlo.or": (None, "arith.ori"),
+    "stablehlo.xor": (None, "arith.xori"),
+}
+_UNARY = {
+    "stablehlo.negate": ("arith.negf", None),
+    "stablehlo.abs": ("math.absf", "math.absi"),
+    "stablehlo.sqrt": ("math.sqrt", None),
+    "stablehlo.floor": ("math.floor", None),
+    "stablehlo.ceil": ("math.ceil", None),
+}
+_FLOAT_CMP = {"EQ": "oeq", "NE": "une", "LT": "olt", "LE": "ole", "GT": "ogt", "GE": "oge"}
+_INT_CMP = {"EQ": "eq", "NE": "ne", "LT": "slt", "LE": "sle", "GT": "sgt", "GE": "sge"}
+_CMPF = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "one": 6, "ord": 7,
+         "ueq": 8, "ugt": 9, "uge": 10, "ult": 11, "ule": 12, "une": 13, "uno": 14,
+         "true": 15}
+_CMPI = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7,
+         "ugt": 8, "uge": 9}
+_BOOL_CMP = dict(_INT_CMP, LT="ult", LE="ule", GT="ugt", GE="uge")
+_OTHER = {"stablehlo.compare", "stablehlo.select", "stablehlo.convert", "stablehlo.constant",
+          "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.while",
+          "stablehlo.return", "stablehlo.not"}
+
+
+class _Reject(Exception):
+    pass
+
+
+def _shape_elem(t):
+    ir = mlir.ir()
+    try:
+        rt = ir.RankedTensorType(t)
+    except ValueError:
+        raise _Reject from None
+    if not rt.has_static_shape:
+        raise _Reject
+    elem = str(rt.element_type)
+    if elem not in _FLOATS and elem not in _INTS:
+        raise _Reject
+    return tuple(rt.shape), elem
+
+
+def _captures(while_op) -> list:
+    """Values defined outside ``while_op`` that its regions use, in first-use order."""
+    inside, seen, out = set(), set(), []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for a in block.arguments:
+                    inside.add(a)
+                for o in block.operations:
+                    for v in o.operands:
+                        if v not in inside and v not in seen:
+                            seen.add(v)
+                            out.append(v)
+                    visit(o)
+                    for r in o.results:
+                        inside.add(r)
+
+    visit(while_op)
+    return out
+
+
+def _check_region_ops(op, shape):
+    """Raises _Reject unless every op nested in ``op`` is supported on () or ``shape``."""
+    for region in op.regions:
+        for block in region.blocks:
+            for a in block.arguments:
+                s, _ = _shape_elem(a.type)
+                if s not in ((), shape):
+                    raise _Reject
+            for o in block.operations:
+                name = o.name
+                if name not in _BINARY and name not in _UNARY and name not in _OTHER:
+                    raise _Reject
+                for v in list(o.operands) + list(o.results):
+                    s, e = _shape_elem(v.type)
+                    if s not in ((), shape):
+                        raise _Reject
+                if name == "stablehlo.constant":
+                    if not mlir.ir().DenseElementsAttr(o.attributes["value"]).is_splat:
+                        raise _Reject
+                elif name == "stablehlo.convert":
+                    _convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
+                elif name in _BINARY or name in _UNARY:
+                    table = _BINARY if name in _BINARY else _UNARY
+                    fop, iop = table[name]
+                    e = _shape_elem(o.results[0].type)[1]
+                    if (fop if e in _FLOATS else iop) is None:
+                        raise _Reject
+                elif name == "stablehlo.compare":
+                    attrs = o.attributes
+                    kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
+                    e = _shape_elem(o.operands[0].type)[1]
+                    if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
+                        raise _Reject
+                elif name == "stablehlo.not" and _shape_elem(o.results[0].type)[1] != "i1":
+                    raise _Reject
+                elif name == "stablehlo.broadcast_in_dim":
+                    s_in = _shape_elem(o.operands[0].type)[0]
+                    if s_in not in ((), shape):
+                        raise _Reject
+                _check_region_ops(o, shape)
+
+
+def _elem(v):
+    return mlir.ir().RankedTensorType(v.type).element_type
+
+
+def _convert_name(src: str, dst: str):
+    if src == dst:
+        return None
+    width = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f32": 32, "f64": 64}
+    if src in _FLOATS and dst in _FLOATS:
+        return "arith.extf" if width[dst] > width[src] else "arith.truncf"
+    if src in _INTS and dst in _FLOATS and src != "i1":
+        return "arith.sitofp"
+    if src in _INTS and dst in _INTS and "i1" not in (src, dst):
+        return "arith.extsi" if width[dst] > width[src] else "arith.trunci"
+    raise _Reject
+
+
+def qualifies(while_op) -> tuple | None:
+    """The carries' common shape when ``while_op`` can become a kernel, else None."""
+    try:
+        shapes = {_shape_elem(v.type)[0] for v in list(while_op.operands) + _captures(while_op)}
+        shapes.discard(())
+        if len(shapes) > 1:
+            return None
+        shape = shapes.pop() if shapes else ()
+        limit = config.irax_loop_kernel_max_elements
+        if not limit or int(np.prod(shape, dtype=np.int64)) > limit or 0 in shape:
+            return None
+        _check_region_ops(while_op, shape)
+        return shape
+    except _Reject:
+        return None
+
+
+class _Emitter:
+    def __init__(self, loc):
+        self.ir = mlir.ir()
+        self.loc = loc
+
+    def scalar(self, v):
+        return mlir.ir().RankedTensorType(v.type).element_type
+
+    def create(self, ip, name, operands, results, attributes=None, regions=0):
+        return self.ir.Operation.create(name, results=results, operands=operands,
+                                        attributes=attributes or {}, regions=regions,
+                                        loc=self.loc, ip=ip)
+
+    def block(self, ip, block, env):
+        """Emits ``block``'s ops (not its terminator) at ``ip``; returns the terminator's
+        scalar operands."""
+        for o in block.operations:
+            if o.name == "stablehlo.return":
+                return [env[v] for v in o.operands]
+            outs = self.op(ip, o, env)
+            for r, s in zip(o.results, outs):
+                env[r] = s
+        raise _Reject
+
+    def op(self, ip, o, env):
+        ir, name = self.ir, o.name
+        args = [env[v] for v in o.operands]
+        rtypes = [self.scalar(r) for r in o.results]
+        if name in _BINARY or name in _UNARY:
+            fop, iop = (_BINARY if name in _BINARY else _UNARY)[name]
+            is_f = str(rtypes[0]) in _FLOATS
+            return self.create(ip, fop if is_f else iop, args, rtypes).results
+        if name == "stablehlo.not":
+            true = self.create(ip, "arith.constant", [], rtypes,
+                               {"value": ir.IntegerAttr.get(rtypes[0], 1)}).results[0]
+            return self.create(ip, "arith.xori", [args[0], true], rtypes).results
+        if name == "stablehlo.constant":
+            attr = ir.DenseElementsAttr(o.attributes["value"])
+            value = attr.get_splat_value()
+            return self.create(ip, "arith.constant", [], rtypes, {"value": value}).results
+        if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape"):
+            return args
+        if name == "stablehlo.convert":
+            cv = _convert_name(str(self.scalar(o.operands[0])), str(rtypes[0]))
+            return args if cv is None else self.create(ip, cv, args, rtypes).results
+        if name == "stablehlo.select":
+            return self.create(ip, "arith.select", args, rtypes).results
+        if name == "stablehlo.compare":
+            direction = str(o.attributes["comparison_direction"]).split()[-1].rstrip(">")
+            e = str(self.scalar(o.operands[0]))
+            i64 = ir.IntegerType.get_signless(64)
+            if e in _FLOATS:
+                pred = ir.IntegerAttr.get(i64, _CMPF[_FLOAT_CMP[direction]])
+                return self.create(ip, "arith.cmpf", args, rtypes, {"predicate": pred}).results
+            table = _BOOL_CMP if e == "i1" else _INT_CMP  # booleans compare unsigned
+            pred = ir.IntegerAttr.get(i64, _CMPI[table[direction]])
+            return self.create(ip, "arith.cmpi", args, rtypes, {"predicate": pred}).results
+        if name == "stablehlo.while":
+            return self.while_(ip, o, args, env)
+        raise _Reject
+
+    def while_(self, ip, o, args, outer):
+        ir = self.ir
+        types = [self.scalar(v) for v in o.operands]
+        w = self.create(ip, "scf.while", args, types, regions=2)
+        cond_src, body_src = o.regions[0].blocks[0], o.regions[1].blocks[0]
+        before = w.regions[0].blocks.append(*types)
+        env = dict(outer)
+        env.update(zip(cond_src.arguments, before.arguments))
+        (p,) = self.block(ir.InsertionPoint(before), cond_src, env)
+        self.create(ir.InsertionPoint(before), "scf.condition", [p, *before.arguments], [])
+        after = w.regions[1].blocks.append(*types)
+        env = dict(outer)
+        env.update(zip(body_src.arguments, after.arguments))
+        outs = self.block(ir.InsertionPoint(after), body_src, env)
+        self.create(ir.InsertionPoint(after), "scf.yield", outs, [])
+        return w.results
+
+
+def _affine(rank: int, scalar: bool):
+    ir = mlir.ir()
+    exprs = [] if scalar else [ir.AffineDimExpr.get(i) for i in range(rank)]
+    return ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, exprs))
+
+
+def rewrite(while_op, shape) -> None:
+    """Replaces ``while_op`` (which ``qualifies`` over ``shape``) by its kernel."""
+    ir = mlir.ir()
+    em = _Emitter(while_op.location)
+    ip = ir.InsertionPoint(while_op)
+    inputs = list(while_op.operands) + _captures(while_op)
+    rank = len(shape)
+    out_types = [ir.RankedTensorType.get(list(shape), _elem(r)) for r in while_op.results]
+    outs = [em.create(ip, "tensor.empty", [], [t]).results[0] for t in out_types]
+    maps = [_affine(rank, _shape_elem(v.type)[0] == () and rank > 0) for v in inputs]
+    maps += [_affine(rank, False) for _ in outs]
+    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    attrs = {"indexing_maps": ir.ArrayAttr.get(maps),
+             "iterator_types": ir.ArrayAttr.get([par] * rank),
+             "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(inputs), len(outs)])}
+    gen = em.create(ip, "linalg.generic", inputs + outs, out_types, attrs, regions=1)
+    body = gen.regions[0].blocks.append(*[em.scalar(v) for v in inputs + outs])
+    n_carry = len(while_op.operands)
+    outer = dict(zip(inputs[n_carry:], body.arguments[n_carry:len(inputs)]))
+    bip = ir.InsertionPoint(body)
+    res = em.while_(bip, while_op, list(body.arguments[:n_carry]), outer)
+    em.create(bip, "linalg.yield", list(res), [])
+    for old, new, t in zip(while_op.results, gen.results, out_types):
+        if _shape_elem(old.type)[0] != shape:  # a 0-d carry of a loop over ``shape``
+            one = ir.RankedTensorType.get([1] * rank, t.element_type)
+            lb = ir.DenseI64ArrayAttr.get
+            s = em.create(ip, "stablehlo.slice", [new], [one],
+                          {"start_indices": lb([0] * rank), "limit_indices": lb([1] * rank),
+                           "strides": lb([1] * rank)}).results[0]
+            new = em.create(ip, "stablehlo.reshape", [s], [old.type]).results[0]
+        old.replace_all_uses_with(new)
+    while_op.erase()
+
+
+def rewrite_module(module) -> int:
+    """Rewrites every outermost qualifying while of ``module``; returns how many."""
+    ir = mlir.ir()
+    found = []
+
+    def visit(op):
+        if op.name == "stablehlo.while":
+            shape = qualifies(op)
+            if shape is not None:
+                found.append((op, shape))
+                return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    with mlir.context():
+        module.operation.walk(visit, ir.WalkOrder.PRE_ORDER)
+        for op, shape in found:
+            rewrite(op, shape)
+    return len(found)

@@ -1,0 +1,101 @@
+"""irax-loop-kernels: loops of elementwise work on small carries run as one native loop.
+The same jitted function with the kernels and without (irax_loop_kernel_max_elements = 0,
+every loop host-driven) must give the same bits, and JAX's numbers."""
+
+import jax
+import jax.numpy as jjnp
+import numpy as np
+import pytest
+
+import irax
+import irax.lax as ilax
+import irax.numpy as inp
+
+
+def _program(np_mod, lax_mod):
+    def f(x, y8, n, k):
+        # scalar fori_loop (a counter and one float)
+        a = lax_mod.fori_loop(0, 300, lambda i, c: c * 1.0001 + 0.1, x)
+
+        # data-dependent while over an [8] carry; cond on a scalar counter
+        def body(c):
+            i, v = c
+            w = np_mod.maximum(v * 0.9 - 0.3, -np_mod.abs(v)) / 1.5 + np_mod.sqrt(np_mod.abs(v))
+            w = np_mod.where(w > 0.25, w, -w * 2.0 + np_mod.floor(w))
+            return i + 1, w + x   # x: captured from outside the loop
+        cnt, b = lax_mod.while_loop(lambda c: c[0] < n, body, (0, y8))
+
+        # integer hashing with a bool carry and a float of the counter
+        def hbody(c):
+            i, h, flag, s = c
+            h = ((h ^ i) * 16777619) & 0x7FFFFFFF
+            return i + 1, h, np_mod.logical_not(flag), s + i.astype(np_mod.float32) * 0.5
+        _, h, flag, s = lax_mod.while_loop(lambda c: c[0] < k, hbody,
+                                           (0, np_mod.int32(2166136261 & 0x7FFFFFFF),
+                                            True, np_mod.float32(0)))
+
+        # nested loops
+        def outer(j, c):
+            return lax_mod.fori_loop(0, j, lambda i, d: d * 0.5 + i.astype(np_mod.float32), c)
+        d = lax_mod.fori_loop(0, 20, outer, x)
+
+        # not elementwise (a sum over the carry): stays host-driven
+        e = lax_mod.fori_loop(0, 5, lambda i, v: v + np_mod.sum(v) * 0.01, y8)
+        return a, cnt, b, h, flag, s, d, e
+    return f
+
+
+ARGS = (np.float32(0.3), np.linspace(-2, 2, 8, dtype=np.float32), np.int32(57), np.int32(41))
+
+
+def _run(limit):
+    with _Limit(limit):
+        f = irax.jit(_program(inp, ilax))
+        text = f.lower(*ARGS).as_text("iree")
+        return [np.asarray(v) for v in f(*ARGS)], text
+
+
+class _Limit:
+    def __init__(self, limit):
+        self.limit = limit
+
+    def __enter__(self):
+        self.saved = irax.config.irax_loop_kernel_max_elements
+        irax.config.update("irax_loop_kernel_max_elements", self.limit)
+
+    def __exit__(self, *exc):
+        irax.config.update("irax_loop_kernel_max_elements", self.saved)
+
+
+@pytest.fixture(scope="module")
+def both():
+    return _run(256), _run(0)
+
+
+def test_kernels_are_made_for_elementwise_loops_only(both):
+    (_, on), (_, off) = both
+    assert on.count("linalg.generic") == 4   # the fori, the while, the hash, the nest
+    assert on.count("stablehlo.while") == 1   # the loop with a sum
+    assert "linalg.generic" not in off and off.count("stablehlo.while") == 6
+
+
+def test_kernels_give_the_bits_of_the_host_driven_loops(both):
+    (on, _), (off, _) = both
+    for i, (a, b) in enumerate(zip(on, off)):
+        assert a.dtype == b.dtype and a.shape == b.shape, i
+        np.testing.assert_array_equal(a, b, err_msg=f"result {i}")
+
+
+def test_kernels_match_jax(both):
+    (on, _), _ = both
+    want = jax.jit(_program(jjnp, jax.lax))(*ARGS)
+    for i, (a, b) in enumerate(zip(on, want)):
+        np.testing.assert_allclose(a, np.asarray(b), rtol=2e-6, atol=1e-6,
+                                   err_msg=f"result {i}")
+
+
+def test_zero_sized_and_large_carries_keep_the_host_driven_loop():
+    f = irax.jit(lambda v: ilax.fori_loop(0, 3, lambda i, c: c * 2.0, v))
+    assert "linalg.generic" not in f.lower(np.zeros((0,), np.float32)).as_text("iree")
+    assert "linalg.generic" not in f.lower(np.zeros((257,), np.float32)).as_text("iree")
+    assert "linalg.generic" in f.lower(np.zeros((256,), np.float32)).as_text("iree")
