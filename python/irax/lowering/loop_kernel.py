@@ -36,6 +36,7 @@ import numpy as np
 
 from irax.core.config import config
 from irax.dialect import mlir
+from irax.lowering.builder import LoweringBuilder
 
 _FLOATS = {"f32", "f64"}
 _INTS = {"i1", "i8", "i16", "i32", "i64"}
@@ -125,8 +126,7 @@ def _check_region_ops(op, shape):
                 if name not in _BINARY and name not in _UNARY and name not in _OTHER:
                     raise _Reject
                 for v in list(o.operands) + list(o.results):
-                    s, e = _shape_elem(v.type)
-                    if s not in ((), shape):
+                    if _shape_elem(v.type)[0] not in ((), shape):
                         raise _Reject
                 if name == "stablehlo.constant":
                     if not mlir.ir().DenseElementsAttr(o.attributes["value"]).is_splat:
@@ -193,13 +193,9 @@ class _Emitter:
         self.ir = mlir.ir()
         self.loc = loc
 
-    def scalar(self, v):
-        return mlir.ir().RankedTensorType(v.type).element_type
-
     def create(self, ip, name, operands, results, attributes=None, regions=0):
-        return self.ir.Operation.create(name, results=results, operands=operands,
-                                        attributes=attributes or {}, regions=regions,
-                                        loc=self.loc, ip=ip)
+        return LoweringBuilder(ip, self.loc, []).create(name, operands, results,
+                                                        attributes, regions)
 
     def block(self, ip, block, env):
         """Emits ``block``'s ops (not its terminator) at ``ip``; returns the terminator's
@@ -215,7 +211,7 @@ class _Emitter:
     def op(self, ip, o, env):
         ir, name = self.ir, o.name
         args = [env[v] for v in o.operands]
-        rtypes = [self.scalar(r) for r in o.results]
+        rtypes = [_elem(r) for r in o.results]
         if name in _BINARY or name in _UNARY:
             fop, iop = (_BINARY if name in _BINARY else _UNARY)[name]
             is_f = str(rtypes[0]) in _FLOATS
@@ -231,13 +227,13 @@ class _Emitter:
         if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape"):
             return args
         if name == "stablehlo.convert":
-            cv = _convert_name(str(self.scalar(o.operands[0])), str(rtypes[0]))
+            cv = _convert_name(str(_elem(o.operands[0])), str(rtypes[0]))
             return args if cv is None else self.create(ip, cv, args, rtypes).results
         if name == "stablehlo.select":
             return self.create(ip, "arith.select", args, rtypes).results
         if name == "stablehlo.compare":
             direction = str(o.attributes["comparison_direction"]).split()[-1].rstrip(">")
-            e = str(self.scalar(o.operands[0]))
+            e = str(_elem(o.operands[0]))
             i64 = ir.IntegerType.get_signless(64)
             if e in _FLOATS:
                 pred = ir.IntegerAttr.get(i64, _CMPF[_FLOAT_CMP[direction]])
@@ -251,7 +247,7 @@ class _Emitter:
 
     def while_(self, ip, o, args, outer):
         ir = self.ir
-        types = [self.scalar(v) for v in o.operands]
+        types = [_elem(v) for v in o.operands]
         w = self.create(ip, "scf.while", args, types, regions=2)
         cond_src, body_src = o.regions[0].blocks[0], o.regions[1].blocks[0]
         before = w.regions[0].blocks.append(*types)
@@ -289,7 +285,7 @@ def rewrite(while_op, shape) -> None:
              "iterator_types": ir.ArrayAttr.get([par] * rank),
              "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(inputs), len(outs)])}
     gen = em.create(ip, "linalg.generic", inputs + outs, out_types, attrs, regions=1)
-    body = gen.regions[0].blocks.append(*[em.scalar(v) for v in inputs + outs])
+    body = gen.regions[0].blocks.append(*[_elem(v) for v in inputs + outs])
     n_carry = len(while_op.operands)
     outer = dict(zip(inputs[n_carry:], body.arguments[n_carry:len(inputs)]))
     bip = ir.InsertionPoint(body)
