@@ -8,6 +8,7 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import lax
+from irax.config import config
 
 N = 4
 
@@ -136,13 +137,15 @@ def _samples(random, k):
 
 
 def _loop_samples(random, k):
-    a, b, c = random.split(k, 3)
+    """The samplers with loops (gamma's and poisson's while loops), a sort (choice) and a
+    factorization (multivariate_normal), and two more on two devices, not four; beta and
+    dirichlet are gamma's loops again."""
+    a, b = random.split(k)
     return (random.gamma(a, np.array([0.3, 1.0, 4.0], np.float32)),
-            random.poisson(b, np.array([2.0, 30.0], np.float32)),
-            random.beta(c, 2.0, 3.0, (2,)),
             random.categorical(a, np.log(np.array([0.2, 0.5, 0.3], np.float32)), shape=(3,)),
+            random.truncated_normal(b, -1.0, 2.0, (2,)),
+            random.poisson(b, np.array([2.0, 30.0], np.float32)),
             random.choice(b, 6, (3,), replace=False),
-            random.truncated_normal(c, -1.0, 2.0, (2,)),
             random.multivariate_normal(a, np.zeros(2, np.float32),
                                        np.array([[2.0, 0.5], [0.5, 1.0]], np.float32)))
 
@@ -151,12 +154,18 @@ def _loop_samples(random, k):
                          ids=["simple", "loops"])
 def test_random_under_pmap_equals_vmap_and_jax(samples, n):
     """``n`` devices: the program holds one copy of the samplers per device (the loop
-    samplers on two, not four: they were 70 s of IREE compile)."""
+    samplers on two, not four: they were 70 s of IREE compile). The eager vmap it is
+    compared with runs on the reference interpreter (compiled, it is one more copy of the
+    samplers to compile; the random tests check vmap compiled)."""
     from irax import random
 
     keys = random.split(random.PRNGKey(7), n)
     got = irax.pmap(lambda k: samples(random, k), devices=irax.devices()[:n])(keys)
-    _same(got, irax.vmap(lambda k: samples(random, k))(keys))
+    config.update("irax_eager_vmap_compiled", False)
+    try:
+        _same(got, irax.vmap(lambda k: samples(random, k))(keys))
+    finally:
+        config.update("irax_eager_vmap_compiled", True)
     jax = pytest.importorskip("jax")
     _same(got, jax.vmap(lambda k: samples(jax.random, k))(np.asarray(keys)))
 
