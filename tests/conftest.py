@@ -28,7 +28,8 @@ def rng():
 
 #: test folders whose eager ``vmap`` runs on the reference interpreter: their batching
 #: rules are the dialect's, whose compiled form the jitted tests of each family check
-_INTERPRETED_EAGER_VMAP = ("tests/lax/", "tests/nn/", "tests/scipy/")
+#: (tests/random: jit(vmap) of every sampler family, over keys and with batched loops)
+_INTERPRETED_EAGER_VMAP = ("tests/lax/", "tests/nn/", "tests/scipy/", "tests/random/")
 #: the folders whose eager control flow runs compiled (the library's default): the other
 #: tests run it on the reference interpreter, as before it was compiled, so that each of
 #: their eager loops does not cost a compilation (compiled, it is the program jit runs,

@@ -468,8 +468,14 @@ def test_vmap_matches_a_python_loop(rng):
         (lambda x: la.cond(x), b, 0),
         (lambda x: tuple(la.svd(x, hermitian=True)), a, 0),
     ]
-    for i, (f, x, ax) in enumerate(cases):
-        got = jax.tree.leaves(irax.vmap(f, in_axes=ax)(x))
+
+    def every_case(*xs):   # one compiled program holds every case
+        return [f(x) for (f, _, _), x in zip(cases, xs)]
+
+    batched = irax.vmap(every_case, in_axes=tuple(ax for _, _, ax in cases))(
+        *(x for _, x, _ in cases))
+    for i, ((f, x, ax), out) in enumerate(zip(cases, batched)):
+        got = jax.tree.leaves(out)
         loop = [jax.tree.leaves(f(np.take(x, k, axis=ax))) for k in range(x.shape[ax])]
         for j, g in enumerate(got):
             want = np.stack([np.asarray(w[j]) for w in loop])
