@@ -228,8 +228,11 @@ def test_grad_eager_matches_jax_and_finite_differences(c):
     check(gw, ww, tol=1e-4)
     # central differences along one random direction per operand
     g = lambda a, b: float(np.asarray(f(a.astype(np.float32), b.astype(np.float32))))
+    # directions of their own (the module's rng's state depends on which tests ran
+    # before in this worker: one direction drawn that way missed by 2.8%)
+    directions = np.random.default_rng(c)
     for which, grad in ((0, gx), (1, gw)):
-        d = rng.normal(size=(x, w)[which].shape)
+        d = directions.normal(size=(x, w)[which].shape)
         eps = 1e-2
         plus = [x, w]
         minus = [x, w]
