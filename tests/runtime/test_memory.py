@@ -26,7 +26,7 @@ from irax.config import config
 _LIMIT_MB = 1.0
 _PROGRAMS = 80
 
-_SCRIPT = textwrap.dedent(f"""
+_SCRIPT = textwrap.dedent("""
     import ctypes, gc, json, os, sys
     import numpy as np
     import irax, irax.numpy as jnp
@@ -46,7 +46,7 @@ _SCRIPT = textwrap.dedent(f"""
     np.asarray(warm(x))           # loads the compiler, the runtime and a device
 
     def programs():
-        for k in range({_PROGRAMS}):   # distinct programs, each jitted, called, dropped
+        for k in range(int(sys.argv[1])):   # distinct programs: jitted, called, dropped
             f = irax.jit(lambda x, k=k: x * float(k) + 3.0)   # cheap to compile
             np.asarray(f(x))
 
@@ -68,8 +68,8 @@ _SCRIPT = textwrap.dedent(f"""
     peak = rss()
     irax.clear_caches()
     end = rss()
-    print(json.dumps({{"start": start, "after_calls": after_calls, "peak": peak, "end": end,
-                       "stats": irax.compile_stats()}}))
+    print(json.dumps({"start": start, "after_calls": after_calls, "peak": peak, "end": end,
+                      "stats": irax.compile_stats()}))
 """)
 
 
@@ -77,8 +77,8 @@ _SCRIPT = textwrap.dedent(f"""
 def test_rss_returns_to_start_after_clear_caches():
     if not config.irax_enable_compilation_cache:
         pytest.skip(f"needs the persistent compile cache ({_PROGRAMS} compilations otherwise)")
-    proc = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-c", _SCRIPT, str(_PROGRAMS)], capture_output=True,
+                          text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     m = json.loads(proc.stdout.strip().splitlines()[-1])
     mb = {k: (m[k] - m["start"]) / 1e6 for k in ("after_calls", "peak", "end")}
