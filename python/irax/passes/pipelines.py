@@ -13,7 +13,7 @@ PIPELINES: dict[str, str] = {
     # what an eager transformation (grad outside jit) runs before the interpreter
     "irax-eager": "irax-expand-transforms, irax-shard",
     # the traced module to portable StableHLO
-    "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-symbol-dce, "
+    "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-dce, irax-symbol-dce, "
                          "irax-lower-to-stablehlo",
     # what jit hands to IREE
     "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels",
