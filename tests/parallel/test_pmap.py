@@ -162,12 +162,8 @@ def test_random_under_pmap_equals_vmap_and_jax(samples, n):
 
     keys = random.split(random.PRNGKey(7), n)
     got = irax.pmap(lambda k: samples(random, k), devices=irax.devices()[:n])(keys)
-    saved = config.irax_eager_vmap_compiled
-    config.update("irax_eager_vmap_compiled", False)
-    try:
+    with config.override("irax_eager_vmap_compiled", False):
         _same(got, irax.vmap(lambda k: samples(random, k))(keys))
-    finally:
-        config.update("irax_eager_vmap_compiled", saved)
     jax = pytest.importorskip("jax")
     _same(got, jax.vmap(lambda k: samples(jax.random, k))(np.asarray(keys)))
 

@@ -205,9 +205,8 @@ def test_every_op_with_samples_has_a_batch_rule():
 def interpreted():
     """vmap outside jit on the reference interpreter: each in_axes case would otherwise be
     a compile, and the compiled batch rules are the jit tests' below (per family chunk)."""
-    irax.config.update("irax_eager_vmap_compiled", False)
-    yield
-    irax.config.update("irax_eager_vmap_compiled", True)
+    with irax.config.override("irax_eager_vmap_compiled", False):
+        yield
 
 
 @pytest.mark.parametrize("name,k", list(_params()))

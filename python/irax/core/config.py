@@ -7,6 +7,7 @@ every switch that alters results or caching is declared here, once, with its def
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -70,6 +71,17 @@ class Config:
         for fn in self._listeners:
             fn(name)
 
+    @contextlib.contextmanager
+    def override(self, name: str, value: Any):
+        """``with irax.config.override("jax_enable_x64", True): ...``: ``update`` for the
+        block only; the value found on entry comes back on exit, exception or not."""
+        saved = self.read(name)
+        self.update(name, value)
+        try:
+            yield
+        finally:
+            self.update(name, saved)
+
     def _update_trace_key(self) -> None:
         key = tuple(self._values[n] for n, o in self._options.items() if o.traced)
         object.__setattr__(self, "trace_key", key)
@@ -100,6 +112,9 @@ class Config:
 config = Config()
 config.define("jax_enable_x64", False, "Enable 64-bit types (int64, float64, complex128).",
               _bool, env="JAX_ENABLE_X64", traced=True)
+config.define("jax_disable_jit", False,
+              "Run jit-decorated functions and lax control flow as plain Python on concrete "
+              "values (irax.disable_jit()).", _bool, env="JAX_DISABLE_JIT")
 config.define("irax_compilation_cache_dir", None,
               "Directory of the persistent compile cache; None uses the user cache directory.",
               _optional_str, env="IRAX_COMPILATION_CACHE_DIR")
