@@ -46,6 +46,7 @@ from irax.transforms.jit import (  # noqa: F401
     clear_caches,
     device_get,
     device_put,
+    disable_jit,
     eval_shape,
     jit,
     typeof,

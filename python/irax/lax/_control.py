@@ -27,6 +27,7 @@ from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as S
 from irax.lax import _util as U
+from irax.lax._shape_more import index_in_dim, stack
 from irax.runtime.array import Array
 from irax.runtime.compiler import carries
 from irax.transforms.vectorize import vmap
@@ -54,6 +55,36 @@ def _run(build, operands, api: str):
                             out_avals, api)
     values = eager.evaluate(t.module, "main", [v for _, v in pairs])
     return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
+
+
+def _python_mode(*values) -> bool:
+    """Whether control flow runs as Python (``irax.disable_jit``): outside any trace, on
+    concrete values, as JAX does."""
+    return config.jax_disable_jit and current_trace() is None and \
+        all(leaf_aval_and_value(v)[1] is not None for v in values)
+
+
+def _as_array(x):
+    if isinstance(x, Array):
+        return x
+    return U.host_array(U.host_data(x), U.aval_of(x).weak_type)
+
+
+def _python_scan(f, init, x_leaves, x_tree, n: int, reverse: bool):
+    """``scan`` under ``disable_jit``: a Python loop over the leading axis, ys stacked."""
+    if n == 0:
+        raise ValueError("zero-length scan is not supported in disable_jit() mode because "
+                         "the output type is unknown.")
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    carry, ys = init, []
+    for i in order:
+        x = tree_util.tree_unflatten(x_tree, [index_in_dim(v, i, keepdims=False)
+                                              for v in x_leaves])
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys.reverse()
+    return carry, tree_util.tree_map(lambda *y: stack([_as_array(v) for v in y]), *ys)
 
 
 def _compilable(pairs, out_avals) -> bool:
@@ -96,6 +127,9 @@ def switch(index, branches, *operands, _names=None):
     if idx_aval.shape != () or not (dtypes.is_int(idx_aval.dtype) or
                                     dtypes.is_bool(idx_aval.dtype)):
         raise TypeError(f"switch: index must be a scalar integer, got {idx_aval.str_short()}")
+    if _python_mode(index):
+        i = int(np.clip(int(leaf_aval_and_value(index)[1]), 0, len(branches) - 1))
+        return branches[i](*operands)
     leaves, in_tree = tree_util.tree_flatten((tuple(operands), {}))
     avals = [_strong(a) for a in _avals(leaves)]
     found = {}
@@ -163,6 +197,11 @@ def while_loop(cond_fun, body_fun, init_val):
 
     Differentiable in forward and reverse mode; reverse mode works with a data-dependent
     trip count (see ``docs/control_flow.md`` for its memory/time trade-off)."""
+    if _python_mode():
+        val = tree_util.tree_map(_as_array, init_val)
+        while bool(cond_fun(val)):
+            val = body_fun(val)
+        return val
     leaves, tree = tree_util.tree_flatten(init_val)
     avals = [_strong(a) for a in _avals(leaves)]
     in_tree = tree_util.tree_structure(((init_val,), {}))
@@ -276,6 +315,8 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
     if not lengths:
         raise ValueError("scan got no values to scan over and `length` not provided.")
     n = lengths.pop()
+    if _python_mode():
+        return _python_scan(f, init, x_leaves, x_tree, n, reverse)
     slices = [a.update(shape=a.shape[1:]) for a in x_avals]
     trees = {}
 

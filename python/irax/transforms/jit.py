@@ -95,6 +95,7 @@ class JitFunction:
         self.device = device
         self.backend = backend
         self.inline = inline
+        self.obeys_disable_jit = True   # pmap's own jit keeps compiling under disable_jit
         self._sig = _signature(fun)
         self.static_argnums, self.static_argnames = _resolve_argnums(
             self._sig, _as_tuple(static_argnums), _as_tuple(static_argnames), "static")
@@ -203,8 +204,8 @@ class JitFunction:
                 compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
-        if current_trace() is not None:  # inside another trace: trace through
-            return self.fun(*args, **kwargs)
+        if current_trace() is not None or (config.jax_disable_jit and self.obeys_disable_jit):
+            return self.fun(*args, **kwargs)   # inside another trace: trace through
         entry, leaves = self._entry(args, kwargs)
         if entry.executable is None:
             if entry.tier is not False:   # first calls: maybe interpreted (tiered.py)
@@ -420,6 +421,15 @@ class _StaticKey:
 
     def __eq__(self, other):
         return type(self.value) is type(other.value) and bool(self.value == other.value)
+
+
+def disable_jit(disable: bool = True):
+    """``with irax.disable_jit(): ...`` (``jax.disable_jit``): jit-decorated functions run
+    as plain Python on concrete values, and ``lax.while_loop``, ``fori_loop``, ``scan``,
+    ``cond`` and ``switch`` outside any transformation run as Python loops and branches,
+    so ``print`` and Python control flow on values work in them. Under ``grad``/``vmap``
+    (traced values) control flow stays the traced ops."""
+    return config.override("jax_disable_jit", disable)
 
 
 def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,

@@ -70,6 +70,7 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
         if jitted is None:
             jitted = jit(traced, static_argnums=tuple(static), donate_argnums=tuple(donate),
                          backend=backend)
+            jitted.obeys_disable_jit = False   # devices stay the devices (as JAX's pmap)
         return jitted(*args, **kwargs)
 
     pmapped.__wrapped__ = fun
