@@ -87,3 +87,32 @@ def test_pmap_still_maps_over_devices():
     with irax.disable_jit():
         got = f(x)
     np.testing.assert_array_equal(got, [[0.0, 3.0]])
+
+
+def test_results_match_jax_disable_jit():
+    jax = pytest.importorskip("jax")
+
+    def run(lax_mod, np_mod):
+        seen = []
+
+        def body(c):
+            seen.append(float(c[1]))
+            return c[0] + 1, c[1] * 1.5 + 0.25
+
+        w = lax_mod.while_loop(lambda c: c[0] < 5, body, (0, 1.0))
+        s = lax_mod.scan(lambda c, x: (c * x + 1.0, c - x), 0.5,
+                         np_mod.arange(1.0, 5.0, dtype=np.float32))
+        r = lax_mod.scan(lambda c, x: (c + x, c), 0.0, np_mod.ones(3, np.float32),
+                         reverse=True)
+        sw = lax_mod.switch(-3, [lambda x: x + 1.0, lambda x: x * 3.0], 2.0)
+        return seen, [np.asarray(v) for v in jax.tree_util.tree_leaves((w, s, r, sw))]
+
+    with irax.disable_jit():
+        got_seen, got = run(lax, jnp)
+    with jax.disable_jit():
+        want_seen, want = run(jax.lax, jax.numpy)
+    assert got_seen == want_seen
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+        assert g.dtype == w.dtype and g.shape == w.shape
