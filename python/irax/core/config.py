@@ -176,6 +176,10 @@ config.define("irax_loop_kernel_max_elements", 256,
               "most this many elements, with elementwise cond and body, runs as one native "
               "loop in one dispatch (irax-loop-kernels); 0 keeps every loop host-driven.",
               _nonnegative_int, env="IRAX_LOOP_KERNEL_MAX_ELEMENTS", traced=True)
+config.define("jax_log_compiles", False,
+              "Log (WARNING, 'irax' logger) each jitted specialization made ready: the "
+              "function, its argument types, the seconds and where the program came from.",
+              _bool, env="JAX_LOG_COMPILES")
 config.define("irax_log_compiles", False, "Log every IREE compilation to the 'irax' logger.",
               _bool, env="IRAX_LOG_COMPILES")
 config.define("jax_numpy_dtype_promotion", "standard",

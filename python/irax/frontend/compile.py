@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import logging
 import threading
 
 from irax.core import tree_util
@@ -153,6 +154,10 @@ def _install(entry, device, name, group, vmfb, work, function) -> None:
     entry.executable = _executable(vmfb, home, group, [a.dtype for a in entry.out_avals],
                                    function, wants_threads(work, device))
     entry.device = home
+    if config.jax_log_compiles:   # as JAX: one WARNING per specialization made ready
+        logging.getLogger("irax").warning(
+            "irax: jit(%s) compiled for arguments (%s) on %s", name,
+            ", ".join(a.str_short() for a in entry.in_avals), home)
 
 
 #: loaded programs by (vmfb digest, devices, function): specializations that compile to

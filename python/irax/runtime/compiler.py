@@ -268,7 +268,7 @@ def compile_keyed(code: bytes, key: str, info: dict, name: str = "main") -> byte
     vmfb = _invoke_iree(code, flags, name)
     stats["compiles"] += 1
     msg = "irax: compiled %s in %.3f s (%d bytes)"
-    (log.warning if config.irax_log_compiles else log.debug)(
+    (log.warning if config.irax_log_compiles or config.jax_log_compiles else log.debug)(
         msg, name, time.perf_counter() - start, len(vmfb))
     _memory.put(key, vmfb)
     cache.store(key, vmfb, info)
