@@ -176,6 +176,11 @@ config.define("irax_loop_kernel_max_elements", 256,
               "most this many elements, with elementwise cond and body, runs as one native "
               "loop in one dispatch (irax-loop-kernels); 0 keeps every loop host-driven.",
               _nonnegative_int, env="IRAX_LOOP_KERNEL_MAX_ELEMENTS", traced=True)
+config.define("jax_debug_nans", False,
+              "Raise FloatingPointError when a jitted function returns a NaN, naming the "
+              "first op that produced one.", _bool, env="JAX_DEBUG_NANS")
+config.define("jax_debug_infs", False,
+              "Like jax_debug_nans, for infinities.", _bool, env="JAX_DEBUG_INFS")
 config.define("jax_log_compiles", False,
               "Log (WARNING, 'irax' logger) each jitted specialization made ready: the "
               "function, its argument types, the seconds and where the program came from.",
@@ -191,3 +196,19 @@ config.define("jax_threefry_partitionable", True, "Partitionable Threefry key de
 config.define("jax_high_dynamic_range_gumbel", False,
               "Default mode of random.gumbel, categorical and choice: 'high' when set, "
               "else 'low'.", _bool, traced=True)
+
+
+def debug_nans(new_val: bool = True):
+    """``with irax.debug_nans(): ...`` (``jax.debug_nans``): ``jax_debug_nans`` for the block."""
+    return config.override("jax_debug_nans", new_val)
+
+
+def debug_infs(new_val: bool = True):
+    """``with irax.debug_infs(): ...`` (``jax.debug_infs``): ``jax_debug_infs`` for the block."""
+    return config.override("jax_debug_infs", new_val)
+
+
+def log_compiles(new_val: bool = True):
+    """``with irax.log_compiles(): ...`` (``jax.log_compiles``): ``jax_log_compiles`` for the
+    block."""
+    return config.override("jax_log_compiles", new_val)

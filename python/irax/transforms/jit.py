@@ -20,7 +20,7 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
-from irax.frontend import program_cache, tiered
+from irax.frontend import debug_nans, program_cache, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
     Specialization,
@@ -80,6 +80,21 @@ def _bad_arg(x, fun, path) -> TypeError:
         "This typically means that a jit-wrapped function was called with a non-array "
         "argument, and this argument was not marked as static using the static_argnums or "
         "static_argnames parameters of irax.jit.")
+
+
+#: whether calls must look at jax_disable_jit, jax_debug_nans or jax_debug_infs (kept by
+#: a config listener: the common call pays one list lookup, not three option reads)
+_CHECKS = [False]
+_CHECKED_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
+
+
+def _on_config(name: str) -> None:
+    if name in _CHECKED_OPTIONS:
+        _CHECKS[0] = any(config.read(n) for n in _CHECKED_OPTIONS)
+
+
+config.on_change(_on_config)
+_on_config("jax_disable_jit")   # values from the environment
 
 
 class JitFunction:
@@ -204,9 +219,26 @@ class JitFunction:
                 compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
-        if current_trace() is not None or (config.jax_disable_jit and self.obeys_disable_jit):
-            return self.fun(*args, **kwargs)   # inside another trace: trace through
+        if current_trace() is not None:   # inside another trace: trace through
+            return self.fun(*args, **kwargs)
+        if _CHECKS[0]:
+            return self._call_checked(args, kwargs)
         entry, leaves = self._entry(args, kwargs)
+        if entry.executable is not None:
+            return execute(entry, leaves)
+        return self._run(entry, leaves)
+
+    def _call_checked(self, args, kwargs):
+        """A call under jax_disable_jit, jax_debug_nans or jax_debug_infs."""
+        if config.jax_disable_jit and self.obeys_disable_jit:
+            return self.fun(*args, **kwargs)
+        entry, leaves = self._entry(args, kwargs)
+        out = self._run(entry, leaves)
+        if debug_nans.enabled():
+            debug_nans.check(entry, _fun_name(self.fun), leaves, out, entry.trace_module)
+        return out
+
+    def _run(self, entry, leaves):
         if entry.executable is None:
             if entry.tier is not False:   # first calls: maybe interpreted (tiered.py)
                 with self._specs.lock:
