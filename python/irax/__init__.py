@@ -8,8 +8,10 @@
 
 from irax import (  # noqa: F401
     ad_checkpoint,
+    debug,
     dtypes,
     errors,
+    experimental,
     ir,
     nn,
     random,
@@ -22,6 +24,7 @@ from irax import dialect as _dialect  # noqa: F401 - registers the op families
 from irax.config import config  # noqa: F401
 from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
 from irax.core.config import debug_infs, debug_nans, log_compiles  # noqa: F401
+from irax.frontend.host_callback import pure_callback  # noqa: F401
 from irax.runtime.array import Array  # noqa: F401
 from irax.runtime.compiler import stats
 from irax.runtime.devices import (  # noqa: F401

@@ -318,3 +318,31 @@ SAMPLES.update({
                               ((_f(4),), dict(exponent_bits=8, mantissa_bits=7)),
                               ((_f(3),), dict(exponent_bits=3, mantissa_bits=1))],
 })
+
+
+def _host(name, fn):
+    """A flat host function in the process's callback table (core/callbacks.py)."""
+    from irax.core import callbacks
+
+    return callbacks.register(
+        lambda arrays, avals: [np.asarray(r, a.dtype) for r, a in zip(fn(*arrays), avals)],
+        ("op_samples", name))
+
+
+def _aval(shape, dtype):
+    from irax.core.abstract import ShapedArray
+
+    return ShapedArray(shape, np.dtype(dtype))
+
+
+SAMPLES.update({
+    # callback.py: host functions run by the interpreter and, compiled, as IREE imports
+    "irax.debug_callback": [((_f(3),), dict(callback=_host("noop", lambda x: [])))],
+    "irax.pure_callback": [((_f(2, 3),), dict(callback=_host("sin", lambda x: [np.sin(x)]),
+                                              result_types=(_aval((2, 3), f32),))),
+                           ((), dict(callback=_host("seven", lambda: [7]),
+                                     result_types=(_aval((), np.int32),)))],
+    "irax.io_callback": [((_f(3), _i(3)), dict(
+        callback=_host("split", lambda x, i: [x * 2, i + 1]),
+        result_types=(_aval((3,), f32), _aval((3,), np.int32)), ordered=True))],
+})

@@ -92,7 +92,7 @@ def jvp_op(b: ADBuilder, op, ins, dins, outs=None):
     try:
         douts = cls.jvp(b, ins, dins, outs, **attrs)
     except OpError as e:
-        raise IRError(f"{op.location}: error: {e}") from None
+        raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
     if not isinstance(douts, (list, tuple)):
         douts = [douts]
     return outs, list(douts)

@@ -6,6 +6,7 @@ Importing this package registers every op family.
 from irax.dialect import (  # noqa: F401 - each import registers a family
     autodiff,
     bitcast,
+    callback,
     collective,
     constant,
     control,

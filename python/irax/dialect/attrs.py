@@ -118,6 +118,23 @@ class _DType(AttrKind):
         return dtype_from_mlir(str(mlir.ir().TypeAttr(attr).value))
 
 
+class _TypeList(AttrKind):
+    """Tensor types: ``result_types = [tensor<3xf32>, tensor<i32>]`` <-> a tuple of
+    ``ShapedArray``."""
+
+    def normalize(self, value):
+        return tuple(ShapedArray(tuple(a.shape), np.dtype(a.dtype)) for a in value)
+
+    def encode(self, value):
+        ir = mlir.ir()
+        return ir.ArrayAttr.get([ir.TypeAttr.get(mlir.to_ir_type(a)) for a in value],
+                                context=mlir.context())
+
+    def decode(self, attr):
+        ir = mlir.ir()
+        return tuple(mlir.aval_of_type(ir.TypeAttr(a).value) for a in ir.ArrayAttr(attr))
+
+
 # dtypes whose DenseElementsAttr has no buffer view in the bindings: decoded from text.
 _BUFFERLESS = ("bfloat16", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2")
 
@@ -218,3 +235,4 @@ Str = _Str()
 Symbol = _Symbol()
 DType = _DType()
 Dense = _Dense()
+TypeList = _TypeList()

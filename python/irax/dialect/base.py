@@ -112,6 +112,9 @@ class Op:
 
     #: call-like ops (``irax.call``, custom rules, checkpoint) name the function they run
     callee_of = None
+    #: host callbacks: ``host_import(op) -> (symbol, input types, result types)``, the
+    #: imported function the lowering declares for the op (``dialect/callback.py``)
+    host_import = None
     #: ops whose derivative rule computes the outputs too: ``jvp_full(b, ins, dins,
     #: out_avals, **attrs) -> (outs, tangents)`` replaces copying the op plus ``jvp``
     jvp_full = None

@@ -183,8 +183,8 @@ class _Walk:
         _check_infer_arity(cls, avals, attrs)
         inferred = cls.infer_list(avals, attrs)
         if [a.strip_weak() for a in inferred] != stated:
-            got = ", ".join(str(r.type) for r in op.results)
-            want = ", ".join(str(mlir.to_ir_type(a)) for a in inferred)
+            got = ", ".join(str(r.type) for r in op.results) or "()"
+            want = ", ".join(str(mlir.to_ir_type(a)) for a in inferred) or "()"
             raise OpError(f"inferred type(s) {want} are incompatible with result type(s) {got}")
 
 

@@ -19,7 +19,8 @@ implementations round differently.
 
 Which specializations qualify (``eligible``): ``irax_tiered_jit`` on; one device, the
 default one, a CPU (interpreted results live on the host, which is that device);
-no donated arguments; no loops (the interpreter pays each trip); at most
+no donated arguments; no loops (the interpreter pays each trip); no host callbacks
+(a callback that raises while interpreted would run again, compiled); at most
 ``irax_tiered_jit_max_elements`` elements produced by all ops together. A compilation
 that fails leaves the specialization interpreted, with a warning naming the error; an
 interpretation that fails waits for the compiled program instead.
@@ -75,7 +76,8 @@ def eligible(entry, device, program) -> bool:
             or device is not devices.default_device() or program.group or entry.donated:
         return False
     work = program.work
-    return not work.loops and work.elements <= config.irax_tiered_jit_max_elements
+    return not work.loops and not work.host_calls \
+        and work.elements <= config.irax_tiered_jit_max_elements
 
 
 def call(entry, device, name: str, leaves):

@@ -133,7 +133,9 @@ class Trace:
         except OpError as e:
             raise TypeError(str(e)) from None
         outs = [Tracer(self, v, a) for v, a in zip(results, out_avals)]
-        if (self.concrete and result_avals is None
+        # an op with effects (a host callback) runs when the recorded program does, not
+        # also now
+        if (self.concrete and result_avals is None and not op_cls.has_side_effects
                 and all(t._concrete is not None for t in tracers)):
             norm = op_cls.normalize_attrs(attrs)
             vals = op_cls.evaluate_list([t._concrete for t in tracers], norm, out_avals)

@@ -69,6 +69,7 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         for dialect in ("stablehlo", "chlo", "func", "builtin", "flow"):
             target.add_legal_dialect(dialect)
         lower_region_ops(module)
+        declare_host_imports(module)
         try:
             rewrite.apply_full_conversion(module.operation, target, _patterns())
         except ir.MLIRError as e:
@@ -127,6 +128,35 @@ def lower_region_ops(module) -> None:
         for old, new in zip(op.results, news):
             old.replace_all_uses_with(new)
         op.erase()
+
+
+def declare_host_imports(module) -> None:
+    """Declares the imported host function of every host callback op (``host_import``)
+    at the top of ``module``, once per name:
+
+        func.func private @irax_host.cb0__ifloat32_3(tensor<3xf32>)
+    """
+    ir = mlir.ir()
+    found: dict[str, tuple] = {}
+
+    def visit(op):
+        cls = lookup(op.name)
+        if cls is not None and cls.host_import is not None:
+            name, ins, outs = cls.host_import(op)
+            found.setdefault(name, (ins, outs))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    symbols = ir.SymbolTable(module.operation)
+    first = module.body.operations[0] if len(module.body.operations) else None
+    for name, (ins, outs) in found.items():
+        if name in symbols:
+            continue
+        attrs = {"sym_name": ir.StringAttr.get(name),
+                 "function_type": ir.TypeAttr.get(ir.FunctionType.get(ins, outs)),
+                 "sym_visibility": ir.StringAttr.get("private")}
+        ip = ir.InsertionPoint(first) if first is not None else ir.InsertionPoint(module.body)
+        ir.Operation.create("func.func", regions=1, attributes=attrs, ip=ip)
 
 
 #: module attribute of a lowered module that places values on several devices: how many

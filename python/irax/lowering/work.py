@@ -15,7 +15,8 @@ holds 128 * 512 * 784 = 51,380,224 multiply-adds.
 ``measure(module)`` makes one walk for everything the runtime asks of a program: those
 multiply-adds, whether it holds a loop, the elements its ops produce (each op's results
 counted once: the work of running it op by op on NumPy, as ``jit``'s first calls may),
-and the first op computing on an element type IREE 3.13 compiles wrongly.
+and the first op computing on an element type IREE 3.13 compiles wrongly, and whether it
+calls host functions.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import math
 import re
 
+from irax.core import callbacks
 from irax.dialect import mlir
 from irax.dialect import upstream as U
 
@@ -85,15 +87,20 @@ _MOVES = frozenset((
     "stablehlo.if", "flow.tensor.transfer"))
 
 
+_HOST = f"@{callbacks.HOST_MODULE}."
+
+
 class Work:
     """What one walk of a lowered module found (``measure``)."""
 
-    __slots__ = ("flops", "loops", "elements", "wrong")
+    __slots__ = ("flops", "loops", "elements", "wrong", "host_calls")
 
     def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0):
         self.flops = flops
         self.loops = loops
         self.elements = elements
+        #: whether it calls host functions (callbacks: ``core/callbacks.py``)
+        self.host_calls = False
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
         #: f8E8M0FNU"), or None
         self.wrong = None
@@ -119,6 +126,8 @@ def measure(module) -> Work:
             work.flops += rule(op)
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
+        elif cls is U.FuncCall and str(op.attributes["callee"]).startswith(_HOST):
+            work.host_calls = True
         for r in op.results:
             shape = _shape(r)
             work.elements += math.prod(shape) if shape is not None else 0

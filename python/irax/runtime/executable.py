@@ -2,13 +2,27 @@
 
 Calls go straight to ``VmContext.invoke`` with prebuilt argument lists (no per-call ABI
 reflection), which keeps a cached jit call close to IREE's own invocation cost.
+
+A module that imports host functions (``@irax_host.cb3__...``: host callbacks,
+``core/callbacks.py``) gets a Python module of those functions beside it in its context,
+each bound to its entry of the process's callback table. An exception a callback raises
+comes back out of the call as itself.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 
+import numpy as np
+
+from irax.core import callbacks
+from irax.runtime import buffers
 from irax.runtime import devices as _devices
+
+#: the name of a host import as the ``.vmfb`` spells it
+_HOST_IMPORT = re.compile(
+    rb"(?<![A-Za-z0-9_])" + callbacks.HOST_MODULE.encode() + rb"\.(cb[0-9]+(?:__[A-Za-z0-9_]+)?)")
 
 
 class Executable:
@@ -32,7 +46,10 @@ class Executable:
         else:
             hal = rt.create_hal_module(inst, device.hal_for(threads))
         self.threads = threads
-        self.context = rt.VmContext(inst, [hal, self.module])
+        hosts = host_imports(vmfb)
+        modules = [hal, host_module(hosts, device.hal_for(threads)), self.module] if hosts \
+            else [hal, self.module]
+        self.context = rt.VmContext(inst, modules)
         self.function = self.module.lookup_function(function)
         if self.function is None:
             raise ValueError(f"irax: compiled module has no function {function!r}")
@@ -50,6 +67,58 @@ class Executable:
         n = len(self.out_dtypes)
         rets = rt.VmVariantList(n)
         with self._lock:
-            self.context.invoke(self.function, args, rets)
+            try:
+                self.context.invoke(self.function, args, rets)
+            except RuntimeError:
+                error, callbacks.raised.error = callbacks.raised.error, None
+                if error is not None:
+                    raise error from None
+                raise
         view = rt.HalBufferView
         return [rets.get_as_object(i, view) for i in range(n)]
+
+
+def host_imports(vmfb: bytes) -> list[str]:
+    """The host functions (names in ``irax_host``) a compiled module imports."""
+    if callbacks.HOST_MODULE.encode() not in vmfb:
+        return []
+    names = {m.group(1).decode() for m in _HOST_IMPORT.finditer(vmfb)}
+    return sorted(n for n in names if callbacks.parse_import(n) is not None)
+
+
+def host_module(names, hal_device):
+    """An IREE module ``irax_host`` exporting each host function of ``names``."""
+    rt = _devices.runtime()
+
+    class _State:
+        def __init__(self, iface):
+            pass
+
+    iface = rt.PyModuleInterface(callbacks.HOST_MODULE, _State)
+    for name in names:
+        index, ins, outs = callbacks.parse_import(name)
+        iface.export(name, callbacks.signature(len(ins), len(outs)),
+                     _host_function(index, ins, outs, hal_device))
+    return iface.create()
+
+
+def _host_function(index: int, ins, outs, hal_device):
+    """The exported function of entry ``index``: buffer views in, buffer views out."""
+    rt = _devices.runtime()
+
+    def call(_state, *refs):
+        try:
+            arrays = [np.array(buffers.to_host(hal_device, r.deref(rt.HalBufferView),
+                                               a.shape, a.dtype))
+                      for r, a in zip(refs, ins)]
+            results = callbacks.call(index, arrays, outs)
+            views = [buffers.to_device(hal_device, np.asarray(v, a.dtype).reshape(a.shape))
+                     for v, a in zip(results, outs)]
+        except BaseException as e:  # noqa: BLE001 - handed to the caller as it is
+            callbacks.raised.error = e
+            raise
+        if not views:
+            return None
+        return views[0].ref if len(views) == 1 else tuple(v.ref for v in views)
+
+    return call
