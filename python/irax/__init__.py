@@ -25,6 +25,7 @@ from irax.config import config  # noqa: F401
 from irax.core.abstract import ShapeDtypeStruct  # noqa: F401
 from irax.core.config import debug_infs, debug_nans, log_compiles  # noqa: F401
 from irax.frontend.host_callback import pure_callback  # noqa: F401
+from irax.frontend.source_info import named_call, named_scope  # noqa: F401
 from irax.runtime.array import Array  # noqa: F401
 from irax.runtime.compiler import stats
 from irax.runtime.devices import (  # noqa: F401
@@ -53,6 +54,7 @@ from irax.transforms.jit import (  # noqa: F401
     disable_jit,
     eval_shape,
     jit,
+    make_mlir,
     typeof,
 )
 from irax.transforms.shard import pmap  # noqa: F401

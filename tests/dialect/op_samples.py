@@ -339,10 +339,18 @@ SAMPLES.update({
     # callback.py: host functions run by the interpreter and, compiled, as IREE imports
     "irax.debug_callback": [((_f(3),), dict(callback=_host("noop", lambda x: [])))],
     "irax.pure_callback": [((_f(2, 3),), dict(callback=_host("sin", lambda x: [np.sin(x)]),
-                                              result_types=(_aval((2, 3), f32),))),
+                                              result_types=(_aval((2, 3), f32),),
+                                              vmap_method="sequential")),
+                           ((_f(3),), dict(callback=_host("cos", lambda x: [np.cos(x)]),
+                                           result_types=(_aval((3,), f32),),
+                                           vmap_method="expand_dims")),
                            ((), dict(callback=_host("seven", lambda: [7]),
                                      result_types=(_aval((), np.int32),)))],
     "irax.io_callback": [((_f(3), _i(3)), dict(
         callback=_host("split", lambda x, i: [x * 2, i + 1]),
-        result_types=(_aval((3,), f32), _aval((3,), np.int32)), ordered=True))],
+        result_types=(_aval((3,), f32), _aval((3,), np.int32))))],
 })
+
+#: ops whose derivative rule raises by design (JAX's): host functions have no derivative
+#: unless wrapped in custom_jvp (tests/runtime/test_host_callbacks.py)
+NO_DERIVATIVE = {"irax.pure_callback", "irax.io_callback"}

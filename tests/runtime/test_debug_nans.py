@@ -53,3 +53,31 @@ def test_context_managers_set_the_flags_for_a_block():
         assert irax.config.jax_debug_infs and irax.config.jax_log_compiles
     assert not (irax.config.jax_debug_nans or irax.config.jax_debug_infs or
                 irax.config.jax_log_compiles)
+
+
+def test_the_producing_op_is_named_with_the_users_line():
+    import inspect
+
+    line = inspect.getsourcelines(_log_of_sine)[1] + 1   # the body's line
+    with irax.config.override("jax_debug_nans", True):
+        with pytest.raises(FloatingPointError,
+                           match=rf"first produced by 'irax.log' at loc\(\"_log_of_sine\"\("
+                                 rf"\"{__file__}\":{line}:0\)\)"):
+            irax.jit(_log_of_sine)(np.array([-1.0], np.float32))
+
+
+def test_eager_ops_are_checked_one_by_one_as_jax_does():
+    x = jnp.array([1.0, 4.0])
+    with irax.config.override("jax_debug_nans", True):
+        np.testing.assert_allclose(jnp.sqrt(x), [1.0, 2.0])          # clean: no error
+        with pytest.raises(FloatingPointError, match=r"invalid value \(nan\) encountered "
+                                                     r"in log"):
+            jnp.log(-x)
+        assert np.isinf(np.asarray(1.0 / (x - 1.0))[0])              # an inf is no NaN
+        with irax.config.override("jax_debug_infs", True):
+            with pytest.raises(FloatingPointError, match=r"\(inf\) encountered in div"):
+                1.0 / (x - 1.0)                                       # the operator path
+            with pytest.raises(FloatingPointError, match=r"\(inf\) encountered in exp"):
+                jnp.exp(jnp.array([100.0], jnp.bfloat16))
+            assert float(jnp.max(x)) == 4.0      # a reduction's -inf start is no result
+    assert np.isnan(np.asarray(jnp.log(-x))).all()                   # off again

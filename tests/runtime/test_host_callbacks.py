@@ -239,3 +239,26 @@ def test_import_names_spell_the_signature():
     assert callbacks.signature(2, 0) == "0rr_v" and callbacks.signature(0, 1) == "0v_r"
     with pytest.raises(LookupError, match="host callback 123456 is not registered"):
         callbacks.lookup(123456)
+
+
+@pytest.mark.parametrize("in_axes", [(0, 1), (1, None), (None, 0)])
+def test_debug_callback_under_vmap_calls_like_a_loop(in_axes):
+    calls = []
+
+    def f(a, b):
+        irax.debug.callback(lambda u, v: calls.append((np.asarray(u).tolist(),
+                                                       np.asarray(v).tolist())), a, b)
+        return a
+
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(6, dtype=np.float32).reshape(3, 2) * 10
+    n = next(x.shape[d] for x, d in zip((a, b), in_axes) if d is not None)
+    for i in range(n):
+        f(*[x if d is None else np.take(x, i, axis=d) for x, d in zip((a, b), in_axes)])
+    loop, calls[:] = list(calls), []
+    with irax.config.override("irax_eager_vmap_compiled", False):
+        irax.vmap(f, in_axes=in_axes)(a, b)
+    assert calls == loop
+    calls.clear()
+    irax.jit(irax.vmap(f, in_axes=in_axes))(a, b)
+    assert calls == loop

@@ -48,6 +48,8 @@ class TapeEntry:
     operands: list
     attrs: dict
     outs: list = field(default_factory=list)
+    #: the location of the op whose rule recorded it (its transpose is emitted there)
+    loc: object = None
 
 
 class ADBuilder(OpMethods):
@@ -70,7 +72,7 @@ class ADBuilder(OpMethods):
     def record(self, op_cls, operands, out_avals, attrs) -> list:
         """Puts a linear op on the tape; returns its ``Lin`` results."""
         outs = [Lin(a) for a in out_avals]
-        self.tape.append(TapeEntry(op_cls, list(operands), attrs, outs))
+        self.tape.append(TapeEntry(op_cls, list(operands), attrs, outs, self.ir.loc))
         return outs
 
     def emit(self, op_cls, operands, **attrs) -> list:

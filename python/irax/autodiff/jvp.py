@@ -73,6 +73,7 @@ def jvp_op(b: ADBuilder, op, ins, dins, outs=None):
     cls = lookup(op.name)
     if cls is None:
         raise IRError(f"{op.location}: error: irax-autodiff cannot differentiate '{op.name}'")
+    b.ir.loc = op.location   # the ops its rules emit stand where it stood
     if cls.jvp_full is not None and any(t is not None for t in dins):
         extra = {"op": op} if cls.region_op else {}  # region rules read the regions
         try:
@@ -99,6 +100,7 @@ def jvp_op(b: ADBuilder, op, ins, dins, outs=None):
 
 
 def _jvp_call(ctx, b: ADBuilder, op, ins, dins):
+    b.ir.loc = op.location
     callee = mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value
     name = jvp_function(ctx, callee)
     avals = [mlir.aval_of(v) for v in op.operands]

@@ -104,6 +104,8 @@ def backward_pass(b: ADBuilder, tape, cts: dict) -> None:
         if all(c is None for c in out_cts):
             continue
         ct = out_cts[0] if len(out_cts) == 1 else out_cts
+        if entry.loc is not None:
+            b.ir.loc = entry.loc
         if len(out_cts) == 1:
             ct = b.instantiate(ct, entry.outs[0].aval)
         try:

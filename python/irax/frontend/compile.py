@@ -61,7 +61,8 @@ class Specialization:
 def clone_module(module):
     ir = mlir.ir()
     with mlir.context():
-        return ir.Module.parse(module.operation.get_asm(binary=True), mlir.context())
+        return ir.Module.parse(module.operation.get_asm(binary=True, enable_debug_info=True),
+                               mlir.context())
 
 
 def at_stage(module, stage: str):

@@ -17,6 +17,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.core.config import config
 from irax.core.errors import OutOfMemoryError, byte_count
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
@@ -63,7 +64,40 @@ def eager_op(op_cls, args, attrs) -> list[Array]:
             f"cannot allocate its result{'s' if len(out_avals) > 1 else ''} on the host: "
             + ", ".join(f"{a.str_short()} ({byte_count(a.size * a.dtype.itemsize)})"
                         for a in out_avals))) from None
+    if DEBUG_CHECKS[0] and not op_cls.constant_like:
+        check_values(op_cls, outs)
     return [Array._from_host(o, a) for o, a in zip(outs, out_avals)]
+
+
+#: (jax_debug_nans, jax_debug_infs) or a falsy first entry when both are off (kept by a
+#: config listener: eager ops do not read two options each)
+DEBUG_CHECKS = [False, False, False]
+
+
+def _on_config(name: str) -> None:
+    if name in ("jax_debug_nans", "jax_debug_infs"):
+        nans, infs = bool(config.jax_debug_nans), bool(config.jax_debug_infs)
+        DEBUG_CHECKS[:] = [nans or infs, nans, infs]
+
+
+config.on_change(_on_config)
+_on_config("jax_debug_nans")   # values from the environment
+
+
+def check_values(op_cls, outs) -> None:
+    """``jax_debug_nans`` / ``jax_debug_infs`` for one eager op, as JAX checks every eager
+    primitive: a NaN (infinity) in its results raises ``FloatingPointError``."""
+    for o in outs:
+        a = np.asarray(o)
+        if not dtypes.is_inexact(a.dtype):
+            continue
+        if a.dtype.kind not in "fc":        # bfloat16, the float8s: read as float32
+            a = a.astype(np.float32)
+        if DEBUG_CHECKS[1] and np.isnan(a).any():
+            raise FloatingPointError(f"invalid value (nan) encountered in {op_cls.method}")
+        if DEBUG_CHECKS[2] and np.isinf(a).any():
+            raise FloatingPointError(
+                f"divide by zero or overflow (inf) encountered in {op_cls.method}")
 
 
 def copy_functions(module, name: str):

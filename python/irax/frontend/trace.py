@@ -6,8 +6,10 @@ trace it emits the op into the function being recorded and returns a ``Tracer``.
 
     with Trace("f") as t:
         x = t.add_argument(ShapedArray((3,), np.float32))
-        y = bind(Mul, x, x)          # emits "irax.mul"
+        y = bind(Mul, x, x)          # emits "irax.mul" at the user's line
         t.finish([y])                # emits func.return
+
+Each emitted op carries the location of the user's line (``frontend/source_info.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from irax.dialect.regions import function_to_region
 from irax.dialect.transform import TransformOp
 from irax.dialect.upstream import op_class
 from irax.frontend.eager import concrete_value, eager_op
+from irax.frontend.source_info import user_location
 from irax.frontend.tracer import Tracer
 
 
@@ -124,6 +127,7 @@ class Trace:
         return tr
 
     def emit(self, op_cls, args, attrs, result_avals=None):
+        self._builder.loc = user_location(self.loc)
         tracers = [self.lift(a) for a in args]
         values = [t._value for t in tracers]
         avals = [t.aval for t in tracers]
@@ -149,7 +153,7 @@ class Trace:
         ``regions``: one ``(arg_avals, fn, arg_map)`` per region; ``fn`` (a func.func of
         this module) is moved into the region, its argument ``i`` becoming block argument
         ``arg_map[i]``. In a concrete trace the results also get their values."""
-
+        self._builder.loc = user_location(self.loc)
         tracers = [self.lift(a) for a in args]
         values = [t._value for t in tracers]
         try:

@@ -21,6 +21,7 @@ from irax.core.array_methods import install
 from irax.core.errors import ConcretizationTypeError
 from irax.dialect import elementwise as E
 from irax.dialect.bitcast import BitcastConvert
+from irax.frontend.eager import DEBUG_CHECKS, check_values
 from irax.frontend.trace import bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.lax import _util as LU
@@ -60,6 +61,8 @@ def _fast(op_cls, x, y, reflected):
         out = op_cls.evaluate_list(args, {}, [aval])[0]
     except MemoryError:     # the full path says which op could not allocate what
         return None
+    if DEBUG_CHECKS[0]:
+        check_values(op_cls, [out])
     return Array._from_host(out, aval)
 
 

@@ -117,7 +117,7 @@ def expand_function(ctx: ExpandContext, fn, pass_name: str) -> None:
             except OpError as e:
                 raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
             ctx.cache[key] = generated
-        b = IRBuilder.before(op)
+        b = IRBuilder.before(op, loc=op.location)
         results, _, _ = b.emit(Call, list(op.operands),
                                result_avals=[mlir.aval_of(r) for r in op.results],
                                callee=generated)

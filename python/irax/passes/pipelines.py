@@ -15,8 +15,9 @@ PIPELINES: dict[str, str] = {
     # the traced module to portable StableHLO
     "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-dce, irax-symbol-dce, "
                          "irax-lower-to-stablehlo",
-    # what jit hands to IREE
-    "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels",
+    # what jit hands to IREE; without source locations, so that the compile cache does not
+    # depend on line numbers (the "stablehlo" stage keeps them)
+    "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, strip-debuginfo",
     # irax-opt's full pipeline: verified, expanded, simplified and lowered
     "irax-default": "irax-verify, irax-expand-transforms, irax-shard, irax-inline, "
                     "irax-simplify, irax-lower-to-stablehlo",

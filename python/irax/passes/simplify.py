@@ -55,7 +55,7 @@ def fold_op(op, cls) -> bool:
         return False  # the op cannot be evaluated here (a collective of a pending vmap)
     if folded is None:
         return False
-    b = IRBuilder.before(op)
+    b = IRBuilder.before(op, loc=op.location)
     for old, new in zip(results, folded):
         old.replace_all_uses_with(b.constant(new) if isinstance(new, np.ndarray) else new)
     op.erase()

@@ -479,6 +479,25 @@ def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=Non
     return JitFunction(fun, **opts)
 
 
+def make_mlir(fun: Callable, *, stage: str = "irax", debug_info: bool = False,
+              static_argnums=None, static_argnames=None) -> Callable[..., str]:
+    """Quick IR inspection (irax's ``make_jaxpr``): ``make_mlir(f)(*args)`` is the text of
+    ``f`` traced for ``args`` at ``stage`` ("irax", "expanded", "simplified", "stablehlo",
+    "iree"; ``Lowered.as_text``), with source locations when ``debug_info``.
+
+        print(irax.make_mlir(lambda x: jnp.sin(x) * 2)(1.0))
+    """
+    if stage not in pipelines.STAGES:
+        raise ValueError(f"irax.make_mlir: unknown stage {stage!r}; expected one of "
+                         f"{list(pipelines.STAGES)}")
+    jitted = JitFunction(fun, static_argnums=static_argnums, static_argnames=static_argnames)
+
+    def show(*args, **kwargs) -> str:
+        return jitted.lower(*args, **kwargs).as_text(stage, debug_info=debug_info)
+
+    return show
+
+
 def typeof(x) -> ShapedArray:
     """The abstract value of ``x`` (``jax.typeof``): ``typeof(1.0)`` is ``~float32[]``,
     ``typeof(jnp.ones(3))`` is ``float32[3]``."""

@@ -73,6 +73,7 @@ def batch_body(b: BatchBuilder, fn, args, dims):
 
 def batch_op(b: BatchBuilder, op, vals, dims):
     cls = lookup(op.name)
+    b.ir.loc = op.location   # the ops its rule emits stand where it stood
     if op_class(op) is FuncCall or (cls is not None and cls.callee_of is not None and
                                   getattr(cls, "batch", None) is None):
         return _batch_call(b, op, vals, dims)

@@ -150,7 +150,7 @@ def hoist_invariants(op, body_index: int, n_consts: int, consts_attr: str) -> bo
     attrs[consts_attr] = n_consts + len(new_consts)
     operands = list(op.operands)
     operands = operands[:n_consts] + new_consts + operands[n_consts:]
-    results, _, new = IRBuilder.before(op).emit(
+    results, _, new = IRBuilder.before(op, loc=op.location).emit(
         cls, operands, regions=len(op.regions),
         result_avals=[mlir.aval_of(r) for r in op.results], **attrs)
     for r_index, (src, dst) in enumerate(zip(op.regions, new.regions)):
