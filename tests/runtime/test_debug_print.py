@@ -210,3 +210,37 @@ def test_print_in_the_traced_ir():
     text = irax.jit(lambda x: (irax.debug.print("v {}", x), x + 1)[1]).lower(
         np.float32(1.0)).as_text("stablehlo")
     assert "call @irax_host.cb" in text and "__ifloat32(" in text
+
+
+def test_prints_in_loop_and_branch_bodies_under_grad_run_forward_only(capsys):
+    """The backward sweep of scan, while and cond runs their bodies' VJPs (a while loop
+    also recomputes its carries): without their prints, which ran forward, once a trip."""
+    def make(lib):
+        def f(x):
+            def step(c, _):
+                lib.debug.print("scan {}", c)
+                return c * 1.5, c
+
+            y, _ = lib.lax.scan(step, x, None, length=3)
+            return lib.lax.cond(y > 1.0, lambda v: (lib.debug.print("big {}", v), v * v)[1],
+                                lambda v: v, y)
+        return f
+
+    for transform in (lambda f, lib: lib.grad(f), lambda f, lib: lib.jit(lib.grad(f))):
+        ours, theirs = _both(capsys, make, np.float32(1.0), transform=transform)
+        assert ours == theirs == ["scan 1.0", "scan 1.5", "scan 2.25", "big 3.375"]
+
+    def w(x):       # reverse mode through while_loop (JAX has none)
+        def body(c):
+            irax.debug.print("trip {}", c)
+            return c * 2.0
+        return irax.lax.while_loop(lambda c: c < 5.0, body, x)
+
+    for g in (irax.grad(w), irax.jit(irax.grad(w))):
+        assert float(_irax_value(capsys, g, np.float32(1.0))) == 8.0
+        assert _lines(capsys) == ["trip 1.0", "trip 2.0", "trip 4.0"]
+
+
+def _irax_value(capsys, fn, *args):
+    capsys.readouterr()
+    return fn(*args)

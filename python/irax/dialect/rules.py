@@ -59,6 +59,10 @@ class TransformContext(Protocol):
         outputs ``ct_outputs`` that receive cotangents. With a checkpoint ``policy``:
         ``(x..., saved..., ct_y...)``, the saved values from ``checkpoint_forward``."""
 
+    def quiet(self, name: str) -> str:
+        """``@name_quiet``: ``@name`` without its prints (effect-only ops), for the bodies
+        a transpose runs in the backward sweep (a print runs in the forward one)."""
+
     def checkpoint_forward(self, name: str, policy: str) -> tuple[str, list[ShapedArray]]:
         """``@name_fwd(x...) -> (y..., saved...)``: also the results of the ops the
         checkpoint ``policy`` saves; returns the name and the saved values' avals."""

@@ -21,7 +21,7 @@ import numpy as np
 from irax.core.abstract import ShapedArray
 from irax.core.errors import UnexpectedTracerError
 from irax.dialect import mlir
-from irax.dialect.base import OpError
+from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.constant import Constant
 from irax.dialect.funcs import unique_name
@@ -169,8 +169,11 @@ class Trace:
         if (self.concrete and all(t._concrete is not None for t in tracers)
                 and not _holds_transforms(op)):
             norm = op_cls.normalize_attrs(attrs)
-            vals = op_cls.evaluate_regions(Interpreter(self.module), op,
-                                           [t._concrete for t in tracers], norm, out_avals)
+            try:
+                vals = op_cls.evaluate_regions(_Quiet(self.module), op,
+                                               [t._concrete for t in tracers], norm, out_avals)
+            except _Effectful:
+                return outs    # the values come when the recorded program runs
             for o, v in zip(outs, vals):
                 o._concrete = np.asarray(v)
         return outs
@@ -277,6 +280,24 @@ def bind(op_cls, *args, **attrs):
         trace = inner if inner is not None and not inner.concrete else None
     outs = trace.emit(op_cls, args, attrs) if trace is not None else eager_op(op_cls, args, attrs)
     return outs[0] if len(outs) == 1 else outs
+
+
+class _Effectful(Exception):
+    """A region evaluated at trace time holds an op with effects and results."""
+
+
+class _Quiet(Interpreter):
+    """The interpreter for values a concrete trace needs at once: the recorded program
+    makes the effects when it runs, so prints are skipped here, and an op with effects
+    and results (io_callback) leaves the values to that run."""
+
+    def run_op(self, op, operands, env):
+        cls = lookup(op.name)
+        if cls is not None and cls.has_side_effects:
+            if op.results:
+                raise _Effectful()
+            return []
+        return super().run_op(op, operands, env)
 
 
 def _holds_transforms(op) -> bool:

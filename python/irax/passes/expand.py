@@ -18,6 +18,7 @@ After (irax-expand-transforms):
 from __future__ import annotations
 
 from irax.autodiff.jvp import jvp_function
+from irax.autodiff.quiet import quiet_function
 from irax.autodiff.remat import saving_forward
 from irax.autodiff.vjp import linearize_body, vjp_function
 from irax.core.errors import IRError
@@ -57,6 +58,9 @@ class ExpandContext:
 
     def vjp(self, name: str, wrt, ct_outputs, policy: str | None = None) -> str:
         return vjp_function(self, name, tuple(wrt), tuple(ct_outputs), policy)
+
+    def quiet(self, name: str) -> str:
+        return quiet_function(self, name)
 
     def checkpoint_forward(self, name: str, policy: str):
         return saving_forward(self, name, policy)

@@ -158,7 +158,7 @@ class _CondTranspose:
         cts = [b.instantiate(c, a) for c, a, m in zip(cts, outs, ct_mask) if m]
         in_avals = avals_of(ops, b)
         wrt_avals = [a for a, w in zip(in_avals, wrt) if w]
-        vjps = [b.ctx.vjp(f, wrt, ct_mask) for f in branches]
+        vjps = [b.ctx.vjp(b.ctx.quiet(f), wrt, ct_mask) for f in branches]  # printed forward
         arg_avals = in_avals + avals_of(cts, b)
         specs = [(arg_avals, lambda ib, args, v=v: call(ib, v, args, list(outs) + wrt_avals)
                   [len(outs):]) for v in vjps]

@@ -265,7 +265,7 @@ class _ScanTranspose:
         cts = ct if isinstance(ct, list) else [ct]
         wrt = tuple(has_tangent(a) for a in in_avals)
         ct_mask = tuple(has_tangent(a) for a in outs)
-        vjp = b.ctx.vjp(body, wrt, ct_mask)
+        vjp = b.ctx.vjp(b.ctx.quiet(body), wrt, ct_mask)   # prints ran forward
         y_avals = outs[c:]
         full_out = [b.instantiate(x, a.update(shape=(length, *a.shape)) if i >= c else a)
                     for i, (x, a) in enumerate(zip(cts, outs))]

@@ -212,6 +212,7 @@ class _WhileTranspose:
         in_avals, out_avals = funcs.signature(b.ctx.callee(body))
         wrt = tuple(has_tangent(a) for a in in_avals)
         ct_mask = tuple(has_tangent(a) for a in out_avals)
+        body = b.ctx.quiet(body)           # the forward sweep printed; recomputing does not
         vjp = b.ctx.vjp(body, wrt, ct_mask)
         ct_carry = [b.instantiate(c, a) for c, a, f in zip(cts, out_avals, ct_mask) if f]
         acc = [b.zeros(a) for a, w in zip(in_avals[:k], wrt[:k]) if w]
