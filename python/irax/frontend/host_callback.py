@@ -74,9 +74,15 @@ def _bind(op_cls, dynamic, **attrs):
     return out if isinstance(out, list) else [out]
 
 
-def _host_arrays(arrays) -> list[Array]:
-    return [Array._from_host(np.asarray(a), ShapedArray(np.shape(a), np.asarray(a).dtype))
-            for a in arrays]
+def _host_arrays(arrays, keep: bool = False) -> list[Array]:
+    """The host function's arguments as ``Array`` values. The runtime hands over mapped
+    buffers valid during the call only: ``keep`` copies them for callbacks with effects,
+    which may keep what they get (a pure function has no reason to)."""
+    out = []
+    for a in arrays:
+        a = np.array(a) if keep else np.asarray(a)
+        out.append(Array._from_host(a, ShapedArray(a.shape, a.dtype)))
+    return out
 
 
 # ---- debug.callback and debug.print -------------------------------------------------------
@@ -97,7 +103,7 @@ def debug_callback(callback=None, *args, ordered: bool = False, partitioned: boo
     tree, dynamic, static = _split(args, kwargs)
 
     def flat(arrays, out_avals):
-        a, k = _merge(tree, _host_arrays(arrays), static)
+        a, k = _merge(tree, _host_arrays(arrays, keep=True), static)
         callback(*a, **k)
         return []
 
@@ -160,7 +166,7 @@ def debug_print(fmt: str | None = None, *args, ordered: bool = False,
     tree, dynamic, static = _split(args, kwargs)
 
     def flat(arrays, out_avals):
-        a, k = _merge(tree, _host_arrays(arrays), static)
+        a, k = _merge(tree, _host_arrays(arrays), static)    # formatted at once: no copy
         show(*a, **k)
         return []
 
@@ -224,8 +230,10 @@ def _value_callback(api, op_cls, callback, result_shape_dtypes, args, kwargs, **
     tree, dynamic, static = _split(args, kwargs)
     name = _describe(callback)
 
+    keep = op_cls is not PureCallback
+
     def flat(arrays, avals):
-        a, k = _merge(tree, _host_arrays(arrays), static)
+        a, k = _merge(tree, _host_arrays(arrays, keep), static)
         return _checked(api, name, callback(*a, **k), avals)
 
     kind = op_cls.name

@@ -108,8 +108,8 @@ def _host_function(index: int, ins, outs, hal_device):
 
     def call(_state, *refs):
         try:
-            arrays = [np.array(buffers.to_host(hal_device, r.deref(rt.HalBufferView),
-                                               a.shape, a.dtype))
+            # mapped, read-only, valid during the call (callbacks that keep values copy them)
+            arrays = [buffers.to_host(hal_device, r.deref(rt.HalBufferView), a.shape, a.dtype)
                       for r, a in zip(refs, ins)]
             results = callbacks.call(index, arrays, outs)
             views = [buffers.to_device(hal_device, np.asarray(v, a.dtype).reshape(a.shape))
