@@ -48,9 +48,11 @@ pattern):
   ``or`` / ``and`` with a splat constant folded to what it is (IREE 3.13 reduced a converted
   mask it had folded to all true to 1 per row: ``jnp.sum(m == m, -1)`` and
   ``jnp.sum(m | True, -1)`` were ``[1 1 1]``, not 4).
-- donation: ``jax.buffer_donor`` on a function argument becomes IREE's
-  ``iree.abi.output = j`` (aliasing it with an unclaimed result of the same type), so
-  IREE writes that result into the argument's buffer.
+- donation: ``jax.buffer_donor`` is dropped: the caller still deletes donated arrays, but
+  IREE gets no aliasing. Its ``iree.abi.output = j`` makes an argument's buffer the storage
+  of result ``j`` without knowing the argument is read too: IREE 3.13 wrote results into
+  it while the program still read it (a donated MLP training step returned parameters
+  off by 1e-2).
 
 Before:
     %0 = stablehlo.reverse %x, dims = [0] : tensor<4xui8>
@@ -712,22 +714,16 @@ def legalize_bool_splat_logic(op) -> None:
 
 # ---- donation --------------------------------------------------------------------------------
 def alias_donated_arguments(fn) -> None:
-    """``jax.buffer_donor`` arguments -> ``iree.abi.output = j`` with ``j`` the first
-    unclaimed result of the argument's type (none: the donation is dropped, as JAX warns
-    and ignores an unusable donation)."""
+    """Drops ``jax.buffer_donor`` from the arguments: IREE 3.13 has no safe way to reuse an
+    argument's buffer for a result (``iree.abi.output`` on an argument that is also read
+    races with the program's reads of it; the module docstring)."""
     ir = mlir.ir()
     if "arg_attrs" not in fn.attributes:
         return
-    ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
-    results, claimed, new = list(ftype.results), set(), []
-    for t, d in zip(ftype.inputs, ir.ArrayAttr(fn.attributes["arg_attrs"])):
+    new = []
+    for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
         d = ir.DictAttr(d)
-        entries = {d[i].name: d[i].attr for i in range(len(d))}
-        if entries.pop(DONOR, None) is not None:
-            j = next((j for j, rt in enumerate(results) if j not in claimed and rt == t), None)
-            if j is not None:
-                claimed.add(j)
-                entries["iree.abi.output"] = ir.IntegerAttr.get(ir.IndexType.get(), j)
+        entries = {d[i].name: d[i].attr for i in range(len(d)) if d[i].name != DONOR}
         new.append(ir.DictAttr.get(entries))
     fn.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
 
