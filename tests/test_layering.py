@@ -25,7 +25,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("transforms", ("irax.transforms",)),
     ("lax", ("irax.lax",)),
     ("numpy", ("irax.numpy",)),
-    ("libraries", ("irax.random", "irax.nn", "irax.scipy", "irax.optim")),
+    ("libraries", ("irax.random", "irax.nn", "irax.scipy", "irax.optim", "irax.export",
+                   "irax.aot")),
     ("api", ("irax",)),
 ]
 #: layers that must not reach the runtime although it ranks below them: the IR layers

@@ -8,10 +8,12 @@
 
 from irax import (  # noqa: F401
     ad_checkpoint,
+    aot,
     debug,
     dtypes,
     errors,
     experimental,
+    export,
     ir,
     nn,
     random,

@@ -11,8 +11,11 @@ comes back out of the call as itself.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import re
 import threading
+import weakref
 
 import numpy as np
 
@@ -55,6 +58,7 @@ class Executable:
             raise ValueError(f"irax: compiled module has no function {function!r}")
         self.out_dtypes = list(out_dtypes)
         self._rt = rt
+        _LIVE.add(self)
         # one call at a time: an IREE VM context is not for concurrent invocation (threads
         # calling one jitted function take turns; distinct programs run concurrently)
         self._lock = threading.Lock()
@@ -76,6 +80,29 @@ class Executable:
                 raise
         view = rt.HalBufferView
         return [rets.get_as_object(i, view) for i in range(n)]
+
+
+#: every loaded program, released in order at exit (``_release``)
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _release() -> None:
+    """Frees device buffers and loaded programs before the interpreter tears down: left
+    to its final garbage collection, in no particular order, freeing result buffers
+    crashed the process at exit (seen with a program loaded from a file and its results
+    alive). Device arrays are deleted then."""
+    from irax.runtime.array import Array  # import cost: none, loaded by now
+
+    for obj in gc.get_objects():
+        if type(obj) is Array and obj._dev is not None:
+            # a host copy mapped from the device buffer holds that buffer too
+            obj._dev = obj._host = None
+            obj._deleted = True
+    for exe in list(_LIVE):
+        for name in ("function", "context", "module"):
+            exe.__dict__.pop(name, None)
+    gc.collect()
 
 
 def host_imports(vmfb: bytes) -> list[str]:

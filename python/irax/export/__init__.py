@@ -1,0 +1,217 @@
+"""``irax.export``: compiled programs as files, in the shape of ``jax.export``.
+
+    exp = irax.export.export(irax.jit(predict), targets=["cpu"])(params, x_spec)
+    exp.save("predict.vmfb")               # one IREE module, irax's signature inside
+    f = irax.aot.load("predict.vmfb")      # the IREE runtime only: no compiler needed
+    f(params, x)                           # the original pytrees in and out
+
+The file is a plain ``.vmfb``: ``iree-run-module --module=predict.vmfb --function=main
+--input=@x.npy ...`` runs it too. Its entry function's reflection carries what irax needs
+to call it (``_format.py``). Targets are named (``targets()``): ``cpu`` (portable code for
+this machine's architecture), ``host`` (tuned for this CPU), ``x86_64``, ``aarch64``,
+``riscv64`` and ``vmvx`` (cross-compiled: compile here, run there), ``cuda:sm_80`` ...,
+``vulkan``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+
+from irax.core import tree_util
+from irax.core.config import config
+from irax.dialect import mlir
+from irax.export import _format
+from irax.export._loader import Loaded, load_bytes, runs_here
+from irax.frontend.compile import clone_module, module_at_stage
+from irax.lowering.stablehlo import num_devices
+from irax.runtime.compiler import Target, compile_module, compiler_version
+from irax.transforms.jit import JitFunction
+
+__all__ = ["Exported", "Loaded", "export", "deserialize", "targets"]
+
+
+@dataclasses.dataclass(frozen=True)
+class _Named:
+    target: Target
+    #: the machine architecture its code runs on ("any" for vmvx, "cuda", "vulkan")
+    arch: str
+    about: str
+
+
+def _host_arch() -> str:
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(),
+                                                       platform.machine().lower())
+
+
+def _targets() -> dict[str, _Named]:
+    host = _host_arch()
+    table = {
+        "cpu": _Named(Target("llvm-cpu", cpu="generic"), host,
+                      f"portable {host} code (any {host} CPU)"),
+        "host": _Named(Target("llvm-cpu", cpu="host"), host, "tuned for this machine's CPU"),
+        "x86_64": _Named(Target("llvm-cpu", cpu="generic", triple="x86_64-unknown-linux-gnu"),
+                         "x86_64", "x86_64 Linux, portable"),
+        "aarch64": _Named(Target("llvm-cpu", cpu="generic",
+                                 triple="aarch64-unknown-linux-gnu"),
+                          "aarch64", "64-bit Arm Linux, portable"),
+        "riscv64": _Named(Target("llvm-cpu", cpu="generic-rv64",
+                                 triple="riscv64-unknown-linux-gnu",
+                                 extra=("--iree-llvmcpu-target-abi=lp64d",
+                                        "--iree-llvmcpu-target-cpu-features=+m,+a,+f,+d,+c")),
+                          "riscv64", "RV64GC Linux"),
+        "vmvx": _Named(Target("vmvx", cpu=""), "any", "IREE's portable VM bytecode (slow)"),
+        "vulkan": _Named(Target("vulkan-spirv", cpu=""), "vulkan", "any Vulkan GPU"),
+    }
+    for sm in ("sm_75", "sm_80", "sm_86", "sm_89"):
+        table[f"cuda:{sm}"] = _Named(Target("cuda", cpu=sm), "cuda", f"NVIDIA GPUs ({sm})")
+    return table
+
+
+def targets() -> dict[str, str]:
+    """The target names ``export`` accepts, each with what it is for."""
+    return {name: t.about for name, t in _targets().items()}
+
+
+def _named(name: str, api: str) -> _Named:
+    table = _targets()
+    if name not in table:
+        raise ValueError(f"{api}: unknown target {name!r}; expected one of {sorted(table)}")
+    return table[name]
+
+
+class Exported:
+    """An exported function (``jax.export.Exported``): its signature, its portable
+    StableHLO (``mlir_module()``) and one compiled module per target (``serialize``)."""
+
+    def __init__(self, fun_name, in_tree, out_tree, in_avals, out_avals, donated,
+                 nr_devices, modules, stablehlo):
+        self.fun_name = fun_name
+        self.in_tree = in_tree
+        self.out_tree = out_tree
+        self.in_avals = tuple(in_avals)
+        self.out_avals = tuple(out_avals)
+        #: flat indices of the donated arguments
+        self.donated = tuple(donated)
+        self.nr_devices = nr_devices
+        self._modules = dict(modules)
+        self._stablehlo = stablehlo
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return tuple(self._modules)
+
+    def mlir_module(self) -> str:
+        """The portable StableHLO of the function (with ``flow`` transfers for a program
+        on several devices)."""
+        return self._stablehlo
+
+    def serialize(self, target: str | None = None) -> bytes:
+        """The ``.vmfb`` of ``target`` (the only or first one by default)."""
+        if target is None:
+            target = self.targets[0]
+        if target not in self._modules:
+            raise ValueError(f"irax.export: {self.fun_name} was not exported for {target!r}; "
+                             f"its targets: {list(self.targets)}")
+        return self._modules[target]
+
+    def save(self, path, target: str | None = None) -> None:
+        with open(path, "wb") as f:
+            f.write(self.serialize(target))
+
+    def call(self, *args, **kwargs):
+        """Runs the artifact of the first target this machine runs (``irax.aot``)."""
+        for target in self.targets:
+            if runs_here(_named(target, "irax.export").arch):
+                return load_bytes(self._modules[target], self.fun_name)(*args, **kwargs)
+        raise ValueError(f"irax.export: none of the targets of {self.fun_name} "
+                         f"({list(self.targets)}) runs on this machine")
+
+    def __repr__(self) -> str:
+        ins = ", ".join(a.str_short() for a in self.in_avals)
+        return f"Exported({self.fun_name}({ins}), targets={list(self.targets)})"
+
+
+def export(fun, *, targets=None, platforms=None):
+    """``jax.export.export``: ``export(jitted)(*args)`` traces ``jitted`` (a function or
+    ``irax.jit`` of one; static arguments as its ``static_argnums`` say) for ``args``
+    (arrays or ``ShapeDtypeStruct``) and compiles it for each target (default ``["cpu"]``;
+    ``platforms=["cpu"]`` as in JAX)."""
+    api = "irax.export.export"
+    names = _target_names(targets, platforms, api)
+    jitted = fun if isinstance(fun, JitFunction) else JitFunction(fun)
+
+    def do(*args, **kwargs) -> Exported:
+        lowered = jitted.lower(*args, **kwargs)
+        entry = lowered._entry
+        _, dyn = jitted._split(args, kwargs)
+        in_tree = tree_util.tree_structure(dyn)
+        name = getattr(jitted.fun, "__name__", "fun")
+        module = module_at_stage(entry, "iree")
+        n = num_devices(module)
+        signature = {"format": _format.FORMAT, "irax": _version(), "iree": compiler_version(),
+                     "function": name, "in_tree": _format.encode_tree(in_tree, api),
+                     "out_tree": _format.encode_tree(entry.out_tree, api),
+                     "in_avals": _format.encode_avals(entry.in_avals),
+                     "out_avals": _format.encode_avals(entry.out_avals),
+                     "donated": list(entry.donated), "devices": n,
+                     "x64": bool(config.jax_enable_x64)}
+        modules = {}
+        for target_name in names:
+            named = _named(target_name, api)
+            target = dataclasses.replace(named.target, num_devices=n)
+            meta = dict(signature, target={"name": target_name, "arch": named.arch,
+                                           "backend": target.backend,
+                                           "flags": list(target.flags())})
+            modules[target_name] = compile_module(_signed(module, meta), target, name)
+        return Exported(name, in_tree, entry.out_tree, entry.in_avals, entry.out_avals,
+                        entry.donated, n, modules, lowered.as_text("stablehlo"))
+
+    return do
+
+
+def _target_names(targets, platforms, api: str) -> list[str]:
+    if targets is not None and platforms is not None:
+        raise TypeError(f"{api}: give targets or platforms, not both")
+    if platforms is not None:
+        plat = {"cpu": "cpu", "cuda": "cuda:sm_80", "gpu": "cuda:sm_80", "vulkan": "vulkan"}
+        unknown = [p for p in platforms if p not in plat]
+        if unknown:
+            raise ValueError(f"{api}: unknown platform(s) {unknown}; expected some of "
+                             f"{sorted(plat)}")
+        targets = [plat[p] for p in platforms]
+    names = list(targets) if targets is not None else ["cpu"]
+    if not names:
+        raise ValueError(f"{api}: no target given")
+    for n in names:
+        _named(n, api)
+    return names
+
+
+def _signed(module, signature: dict):
+    """A copy of the lowered ``module`` whose ``@main`` carries ``signature`` in its
+    reflection."""
+    ir = mlir.ir()
+    out = clone_module(module)
+    with mlir.context():
+        text = _format.mlir_string(_format.dumps(signature))
+        for op in out.body.operations:
+            if "sym_name" in op.attributes and \
+                    ir.StringAttr(op.attributes["sym_name"]).value == "main":
+                op.attributes["iree.reflection"] = ir.Attribute.parse(
+                    f'{{{_format.KEY} = "{text}"}}')
+    return out
+
+
+def _version() -> str:
+    try:
+        from importlib import metadata  # import cost: only when exporting
+
+        return metadata.version("irax")
+    except Exception:  # noqa: BLE001 - a source tree without package metadata
+        return "unknown"
+
+
+def deserialize(blob: bytes) -> Loaded:
+    """The callable of a serialized artifact (``irax.aot.load`` of bytes)."""
+    return load_bytes(blob, "<bytes>")
