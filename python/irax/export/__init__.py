@@ -28,7 +28,7 @@ from irax.lowering.stablehlo import num_devices
 from irax.runtime.compiler import Target, compile_module, compiler_version
 from irax.transforms.jit import JitFunction
 
-__all__ = ["Exported", "Loaded", "export", "deserialize", "targets"]
+__all__ = ["Exported", "Loaded", "export", "export_module", "deserialize", "targets"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,8 +85,10 @@ class Exported:
     StableHLO (``mlir_module()``) and one compiled module per target (``serialize``)."""
 
     def __init__(self, fun_name, in_tree, out_tree, in_avals, out_avals, donated,
-                 nr_devices, modules, stablehlo):
+                 nr_devices, modules, stablehlo, entry: str = "main"):
         self.fun_name = fun_name
+        #: the module's function that runs it (``iree-run-module --function=...``)
+        self.entry = entry
         self.in_tree = in_tree
         self.out_tree = out_tree
         self.in_avals = tuple(in_avals)
@@ -145,29 +147,50 @@ def export(fun, *, targets=None, platforms=None):
         lowered = jitted.lower(*args, **kwargs)
         entry = lowered._entry
         _, dyn = jitted._split(args, kwargs)
-        in_tree = tree_util.tree_structure(dyn)
         name = getattr(jitted.fun, "__name__", "fun")
-        module = module_at_stage(entry, "iree")
-        n = num_devices(module)
-        signature = {"format": _format.FORMAT, "irax": _version(), "iree": compiler_version(),
-                     "function": name, "in_tree": _format.encode_tree(in_tree, api),
-                     "out_tree": _format.encode_tree(entry.out_tree, api),
-                     "in_avals": _format.encode_avals(entry.in_avals),
-                     "out_avals": _format.encode_avals(entry.out_avals),
-                     "donated": list(entry.donated), "devices": n,
-                     "x64": bool(config.jax_enable_x64)}
-        modules = {}
-        for target_name in names:
-            named = _named(target_name, api)
-            target = dataclasses.replace(named.target, num_devices=n)
-            meta = dict(signature, target={"name": target_name, "arch": named.arch,
-                                           "backend": target.backend,
-                                           "flags": list(target.flags())})
-            modules[target_name] = compile_module(_signed(module, meta), target, name)
-        return Exported(name, in_tree, entry.out_tree, entry.in_avals, entry.out_avals,
-                        entry.donated, n, modules, lowered.as_text("stablehlo"))
+        return _compile(api, names, name, "main", module_at_stage(entry, "iree"),
+                        tree_util.tree_structure(dyn), entry.out_tree, entry.in_avals,
+                        entry.out_avals, entry.donated, lowered.as_text("stablehlo"))
 
     return do
+
+
+def export_module(module, *, targets=None, platforms=None) -> Exported:
+    """An ``irax.ir`` module's entry function (irax IR or StableHLO from any frontend) as
+    an ``Exported``: flat arguments in, its results out (a tuple for several)."""
+    api = "irax.export.export_module"
+    names = _target_names(targets, platforms, api)
+    if module.entry is None:
+        raise ValueError(f"{api}: the module has no public function @main; public "
+                         f"functions: {module.functions}")
+    ins, outs = module.signature()
+    in_tree = tree_util.tree_structure((tuple(range(len(ins))), {}))
+    out_tree = tree_util.tree_structure(0 if len(outs) == 1 else tuple(range(len(outs))))
+    return _compile(api, names, module.entry, module.entry, module.lower("iree"), in_tree,
+                    out_tree, ins, outs, (), module.as_text("stablehlo"))
+
+
+def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, out_avals,
+             donated, stablehlo) -> Exported:
+    """Compiles the "iree"-stage ``module`` for each target, its signature attached."""
+    n = num_devices(module)
+    signature = {"format": _format.FORMAT, "irax": _version(), "iree": compiler_version(),
+                 "function": name, "entry": function,
+                 "in_tree": _format.encode_tree(in_tree, api),
+                 "out_tree": _format.encode_tree(out_tree, api),
+                 "in_avals": _format.encode_avals(in_avals),
+                 "out_avals": _format.encode_avals(out_avals),
+                 "donated": list(donated), "devices": n, "x64": bool(config.jax_enable_x64)}
+    modules = {}
+    for target_name in names:
+        named = _named(target_name, api)
+        target = dataclasses.replace(named.target, num_devices=n)
+        meta = dict(signature, target={"name": target_name, "arch": named.arch,
+                                       "backend": target.backend,
+                                       "flags": list(target.flags())})
+        modules[target_name] = compile_module(_signed(module, meta, function), target, name)
+    return Exported(name, in_tree, out_tree, in_avals, out_avals, donated, n, modules,
+                    stablehlo, function)
 
 
 def _target_names(targets, platforms, api: str) -> list[str]:
@@ -188,8 +211,8 @@ def _target_names(targets, platforms, api: str) -> list[str]:
     return names
 
 
-def _signed(module, signature: dict):
-    """A copy of the lowered ``module`` whose ``@main`` carries ``signature`` in its
+def _signed(module, signature: dict, function: str = "main"):
+    """A copy of the lowered ``module`` whose ``@function`` carries ``signature`` in its
     reflection."""
     ir = mlir.ir()
     out = clone_module(module)
@@ -197,7 +220,7 @@ def _signed(module, signature: dict):
         text = _format.mlir_string(_format.dumps(signature))
         for op in out.body.operations:
             if "sym_name" in op.attributes and \
-                    ir.StringAttr(op.attributes["sym_name"]).value == "main":
+                    ir.StringAttr(op.attributes["sym_name"]).value == function:
                 op.attributes["iree.reflection"] = ir.Attribute.parse(
                     f'{{{_format.KEY} = "{text}"}}')
     return out

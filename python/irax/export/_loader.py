@@ -67,8 +67,9 @@ class Loaded:
                               tuple(signature["donated"]))
         spec.name = self.fun_name
         spec.device = group[0] if group else home
+        self.entry = signature.get("entry", "main")
         spec.executable = Executable(vmfb, spec.device, [a.dtype for a in self.out_avals],
-                                     devices=group)
+                                     function=self.entry, devices=group)
         self._spec = spec
 
     def __call__(self, *args, **kwargs):
@@ -112,8 +113,12 @@ def signature_of(vmfb: bytes, where: str) -> dict:
         module = rt.VmModule.copy_buffer(_devices.instance(), vmfb)
     except (RuntimeError, ValueError) as e:
         raise ValueError(f"{_API}: {where} is not an IREE module: {e}") from None
-    fn = module.lookup_function("main")
-    text = None if fn is None else dict(fn.reflection).get(_format.KEY)
+    text = None
+    for name in module.function_names:
+        fn = module.lookup_function(name)
+        text = None if fn is None else dict(fn.reflection).get(_format.KEY)
+        if text is not None:
+            break
     if text is None:
         raise ValueError(f"{_API}: {where} is an IREE module without irax's signature (not "
                          "written by irax.export); run it with iree.runtime or "
