@@ -128,9 +128,11 @@ def test_cross_targets_compile_to_valid_modules(tmp_path):
 
     spec = irax.ShapeDtypeStruct((16,), np.float32)
     exp = irax.export.export(f, targets=["aarch64", "riscv64"])(spec)
-    portable = irax.export.export(g, targets=["vmvx"])(spec)
+    gpus = ["wasm32", "cuda:sm_80", "vulkan", "rocm:gfx942"]
+    portable = irax.export.export(g, targets=["vmvx", *gpus])(spec)
     assert exp.targets == ("aarch64", "riscv64")
-    for target, e in (("aarch64", exp), ("riscv64", exp), ("vmvx", portable)):
+    for target, e in (("aarch64", exp), ("riscv64", exp), ("vmvx", portable),
+                      *((t, portable) for t in gpus)):
         path = tmp_path / f"{target}.vmfb"
         e.save(path, target)
         dump = subprocess.run([str(BIN / "iree-dump-module"), str(path)], check=True,
@@ -197,3 +199,20 @@ def test_bad_artifacts_and_arguments_say_what_is_wrong(tmp_path, rng):
 
         P = namedtuple("P", "a")
         irax.export.export(lambda p: p.a * 2)(P(np.float32(1)))
+
+
+def _cuda_device():
+    try:
+        return irax.devices("cuda")[0]
+    except (RuntimeError, ValueError, IndexError):
+        return None
+
+
+@pytest.mark.skipif(_cuda_device() is None, reason="no CUDA device")
+def test_the_cuda_artifact_runs_on_the_gpu_and_matches_the_cpu(tmp_path, rng):
+    params, batch = _data(rng)
+    exp = irax.export.export(_mlp, targets=["cuda:sm_80", "cpu"])(params, batch["x"])
+    exp.save(tmp_path / "gpu.vmfb", "cuda:sm_80")
+    got = irax.aot.load(tmp_path / "gpu.vmfb")(params, batch["x"])
+    want = irax.export.deserialize(exp.serialize("cpu"))(params, batch["x"])
+    np.testing.assert_allclose(got["y"], want["y"], rtol=1e-4, atol=1e-5)

@@ -9,13 +9,14 @@ The file is a plain ``.vmfb``: ``iree-run-module --module=predict.vmfb --functio
 --input=@x.npy ...`` runs it too. Its entry function's reflection carries what irax needs
 to call it (``_format.py``). Targets are named (``targets()``): ``cpu`` (portable code for
 this machine's architecture), ``host`` (tuned for this CPU), ``x86_64``, ``aarch64``,
-``riscv64`` and ``vmvx`` (cross-compiled: compile here, run there), ``cuda:sm_80`` ...,
-``vulkan``.
+``riscv64``, ``wasm32`` and ``vmvx`` (cross-compiled: compile here, run there),
+``cuda:sm_80`` ..., ``vulkan[:arch]``, ``rocm:gfx942`` ....
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import platform
 
 from irax.core import tree_util
@@ -60,12 +61,30 @@ def _targets() -> dict[str, _Named]:
                                  extra=("--iree-llvmcpu-target-abi=lp64d",
                                         "--iree-llvmcpu-target-cpu-features=+m,+a,+f,+d,+c")),
                           "riscv64", "RV64GC Linux"),
+        "wasm32": _Named(Target("llvm-cpu", cpu="generic", triple="wasm32-unknown-unknown",
+                                extra=(f"--iree-llvmcpu-wasm-linker-path={_lld()}",)),
+                         "wasm32", "WebAssembly (an IREE runtime built for it)"),
         "vmvx": _Named(Target("vmvx", cpu=""), "any", "IREE's portable VM bytecode (slow)"),
         "vulkan": _Named(Target("vulkan-spirv", cpu=""), "vulkan", "any Vulkan GPU"),
     }
+    for arch in ("ampere", "rdna3", "valhall4"):
+        table[f"vulkan:{arch}"] = _Named(Target("vulkan-spirv", cpu=arch), "vulkan",
+                                         f"Vulkan GPUs tuned for {arch}")
     for sm in ("sm_75", "sm_80", "sm_86", "sm_89"):
         table[f"cuda:{sm}"] = _Named(Target("cuda", cpu=sm), "cuda", f"NVIDIA GPUs ({sm})")
+    for gfx in ("gfx90a", "gfx942", "gfx1100"):
+        table[f"rocm:{gfx}"] = _Named(Target("rocm", cpu=gfx), "rocm", f"AMD GPUs ({gfx})")
     return table
+
+
+def _lld() -> str:
+    """IREE's bundled linker (wasm32 links with it)."""
+    import importlib.util  # import cost: only to find the compiler's files
+
+    spec = importlib.util.find_spec("iree.compiler")
+    if spec is None or not spec.submodule_search_locations:
+        return "iree-lld"
+    return os.path.join(list(spec.submodule_search_locations)[0], "_mlir_libs", "iree-lld")
 
 
 def targets() -> dict[str, str]:

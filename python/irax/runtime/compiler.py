@@ -129,7 +129,10 @@ class Target:
         elif self.backend == "cuda":
             f = self._devices("cuda") + [f"--iree-cuda-target={self.cpu or 'sm_80'}"]
         elif self.backend == "vulkan-spirv":
-            f = self._devices("vulkan")
+            f = self._devices("vulkan") + ([f"--iree-vulkan-target={self.cpu}"] if self.cpu
+                                           else [])
+        elif self.backend == "rocm":
+            f = self._devices("hip") + [f"--iree-rocm-target={self.cpu or 'gfx942'}"]
         else:
             raise ValueError(f"irax: unknown compilation backend {self.backend!r}")
         # float64 stays float64 in either mode: without x64 irax emits float64 only where
