@@ -262,3 +262,21 @@ def test_debug_callback_under_vmap_calls_like_a_loop(in_axes):
     calls.clear()
     irax.jit(irax.vmap(f, in_axes=in_axes))(a, b)
     assert calls == loop
+
+
+def test_large_batches_loop_over_the_examples_in_order():
+    """Past 16 examples a vmapped print (and always a sequential pure_callback) is a scan
+    over the examples: same calls, same order, one op in the program."""
+    seen = []
+
+    def f(x, c):
+        irax.debug.callback(lambda v: seen.append(float(v)), x)
+        return irax.pure_callback(lambda a, b: np.float32(a * b), _like(x), x, c,
+                                  vmap_method="sequential")
+
+    xs = np.arange(40, dtype=np.float32)
+    g = irax.jit(irax.vmap(f, in_axes=(0, None)))
+    np.testing.assert_array_equal(g(xs, np.float32(3)), xs * 3)
+    assert seen == list(range(40))
+    text = g.lower(xs, np.float32(3)).as_text("expanded")
+    assert text.count('"irax.debug_callback"') == 1 and text.count('"irax.scan"') == 2

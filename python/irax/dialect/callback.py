@@ -27,7 +27,12 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect.base import Op, OpError
+from irax.dialect.control_flow.scan import Scan
+from irax.dialect.regions import emit_region_op
 
+#: a print under vmap of at most this many examples is one op per example (JAX unrolls
+#: prints always); larger batches loop (an irax.scan), which keeps the program small
+_UNROLL_PRINTS = 16
 #: vmap_method values of pure_callback ("" is JAX's None: vmap raises)
 VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_all",
                 "legacy_vectorized", "")
@@ -95,14 +100,32 @@ def _stack(b, values) -> object:
     return rows[0] if len(rows) == 1 else b.concatenate(*rows, dimension=0)
 
 
-def sequential_batch(cls, b, args, dims, **attrs):
+def sequential_batch(cls, b, args, dims, unrolled: bool = False, **attrs):
     """The callback once per example, in order; results stacked along axis 0 (JAX's
-    ``vmap_method="sequential"``, unrolled: the batch size is static)."""
-    per_example = [b.emit(cls, _examples(b, args, dims, i), **attrs)
-                   for i in range(b.axis_size)]
-    n_out = len(attrs.get("result_types", ()))
-    outs = [_stack(b, [ex[k] for ex in per_example]) for k in range(n_out)]
-    return outs, [0] * n_out
+    ``vmap_method="sequential"``): an ``irax.scan`` over the examples, or one op per example
+    when ``unrolled`` ("sequential_unrolled"; small batches of prints)."""
+    if unrolled or b.axis_size == 1:
+        per_example = [b.emit(cls, _examples(b, args, dims, i), **attrs)
+                       for i in range(b.axis_size)]
+        n_out = len(attrs.get("result_types", ()))
+        outs = [_stack(b, [ex[k] for ex in per_example]) for k in range(n_out)]
+        return outs, [0] * n_out
+    consts = [x for x, d in zip(args, dims) if d is None]
+    xs = [b.moveaxis(x, d, 0) for x, d in zip(args, dims) if d is not None]
+    slices = [b.aval(x).update(shape=b.aval(x).shape[1:]) for x in xs]
+    result_types = attrs.get("result_types", ())
+    stacked = [ShapedArray((b.axis_size, *a.shape), a.dtype) for a in result_types]
+
+    def body(ib, block_args):
+        cs, xsl = iter(block_args[:len(consts)]), iter(block_args[len(consts):])
+        merged = [next(cs) if d is None else next(xsl) for d in dims]
+        results, _, _ = ib.emit(cls, merged, **attrs)
+        return results
+
+    outs = emit_region_op(b.ir, Scan, consts + xs,
+                          [([b.aval(c) for c in consts] + slices, body)], stacked,
+                          num_consts=len(consts), num_carry=0, length=b.axis_size)
+    return outs, [0] * len(outs)
 
 
 class DebugCallback(HostCallback):
@@ -122,9 +145,8 @@ class DebugCallback(HostCallback):
 
     @classmethod
     def batch(cls, b, args, dims, *, callback, ordered):
-        for i in range(b.axis_size):
-            b.emit(cls, _examples(b, args, dims, i), callback=callback, ordered=ordered)
-        return [], []
+        return sequential_batch(cls, b, args, dims, unrolled=b.axis_size <= _UNROLL_PRINTS,
+                                callback=callback, ordered=ordered)
 
 
 class PureCallback(HostCallback):
@@ -156,7 +178,8 @@ class PureCallback(HostCallback):
     def batch(cls, b, args, dims, *, callback, result_types, vmap_method):
         attrs = dict(callback=callback, result_types=result_types, vmap_method=vmap_method)
         if vmap_method in ("sequential", "sequential_unrolled"):
-            return sequential_batch(cls, b, args, dims, **attrs)
+            return sequential_batch(cls, b, args, dims,
+                                    unrolled=vmap_method == "sequential_unrolled", **attrs)
         if vmap_method in ("expand_dims", "broadcast_all", "legacy_vectorized"):
             size = b.axis_size if vmap_method == "broadcast_all" else 1
             moved = [b.moveaxis(x, d, 0) if d is not None else

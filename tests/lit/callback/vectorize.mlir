@@ -56,16 +56,16 @@ func.func private @f(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// "sequential" (and an unordered io_callback) calls once per example and stacks the
-// results along the batch axis.
+// "sequential" (and an unordered io_callback) calls once per example, in order: a scan
+// over the examples whose ys are the results, stacked along the batch axis.
 // CHECK-LABEL: func.func private @f_vmap
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>) -> tensor<2xi32>
-// CHECK: %[[A:.*]] = "irax.io_callback"(%{{.*}}) {callback = 2 : i64, result_types = [tensor<i32>]} : (tensor<3xf32>) -> tensor<i32>
-// CHECK: %[[B:.*]] = "irax.io_callback"(%{{.*}}) {callback = 2 : i64, result_types = [tensor<i32>]} : (tensor<3xf32>) -> tensor<i32>
-// CHECK: %[[A1:.*]] = "irax.reshape"(%[[A]]) {new_sizes = array<i64: 1>}
-// CHECK: %[[B1:.*]] = "irax.reshape"(%[[B]]) {new_sizes = array<i64: 1>}
-// CHECK: %[[S:.*]] = "irax.concatenate"(%[[A1]], %[[B1]]) {dimension = 0 : i64}
-// CHECK: return %[[S]]
+// CHECK-NEXT: %[[S:.*]] = "irax.scan"(%[[X]]) ({
+// CHECK-NEXT: ^bb0(%[[E:.*]]: tensor<3xf32>):
+// CHECK-NEXT: %[[R:.*]] = "irax.io_callback"(%[[E]]) {callback = 2 : i64, result_types = [tensor<i32>]} : (tensor<3xf32>) -> tensor<i32>
+// CHECK-NEXT: "irax.return"(%[[R]])
+// CHECK-NEXT: }) {length = 2 : i64, num_carry = 0 : i64, num_consts = 0 : i64} : (tensor<2x3xf32>) -> tensor<2xi32>
+// CHECK-NEXT: return %[[S]]
 func.func @main(%x: tensor<2x3xf32>) -> tensor<2xi32> {
   %r = "irax.vmap"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 2 : i64} : (tensor<2x3xf32>) -> tensor<2xi32>
   return %r : tensor<2xi32>
@@ -73,4 +73,36 @@ func.func @main(%x: tensor<2x3xf32>) -> tensor<2xi32> {
 func.func private @f(%x: tensor<3xf32>) -> tensor<i32> {
   %0 = "irax.io_callback"(%x) {callback = 2 : i64, result_types = [tensor<i32>]} : (tensor<3xf32>) -> tensor<i32>
   return %0 : tensor<i32>
+}
+
+// -----
+
+// "sequential_unrolled": one call per example, results stacked.
+// CHECK-LABEL: func.func private @f_vmap
+// CHECK-COUNT-2: "irax.pure_callback"(%{{.*}}) {callback = 1 : i64, result_types = [tensor<f32>], vmap_method = "sequential_unrolled"}
+// CHECK: "irax.concatenate"
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "irax.vmap"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 2 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+func.func private @f(%x: tensor<f32>) -> tensor<f32> {
+  %0 = "irax.pure_callback"(%x) {callback = 1 : i64, result_types = [tensor<f32>], vmap_method = "sequential_unrolled"} : (tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// More than 16 examples of a print loop over them (an irax.scan), in order.
+// CHECK-LABEL: func.func private @show_vmap
+// CHECK-NEXT: "irax.scan"(%arg0) ({
+// CHECK-NEXT: ^bb0(%[[E:.*]]: tensor<f32>):
+// CHECK-NEXT: "irax.debug_callback"(%[[E]]) {callback = 0 : i64}
+// CHECK: length = 17 : i64
+func.func @main(%x: tensor<17xf32>) -> tensor<17xf32> {
+  %r = "irax.vmap"(%x) {callee = @show, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 17 : i64} : (tensor<17xf32>) -> tensor<17xf32>
+  return %r : tensor<17xf32>
+}
+func.func private @show(%x: tensor<f32>) -> tensor<f32> {
+  "irax.debug_callback"(%x) {callback = 0 : i64} : (tensor<f32>) -> ()
+  return %x : tensor<f32>
 }
