@@ -216,3 +216,16 @@ def test_the_cuda_artifact_runs_on_the_gpu_and_matches_the_cpu(tmp_path, rng):
     got = irax.aot.load(tmp_path / "gpu.vmfb")(params, batch["x"])
     want = irax.export.deserialize(exp.serialize("cpu"))(params, batch["x"])
     np.testing.assert_allclose(got["y"], want["y"], rtol=1e-4, atol=1e-5)
+
+
+def test_float64_cross_compiles_and_libm_calls_say_why_not(x64):
+    spec = irax.ShapeDtypeStruct((8,), np.float64)
+    exp = irax.export.export(lambda x: jnp.exp(x) * jnp.log1p(x) + jnp.sqrt(x) / 3.0,
+                             targets=["aarch64", "riscv64"])(spec)
+    assert exp.in_avals[0].dtype == np.float64 and exp.targets == ("aarch64", "riscv64")
+    from irax.core.errors import CompilationError
+
+    with pytest.raises(CompilationError, match=r"cannot compile <lambda> for "
+                                               r"aarch64-unknown-linux-gnu: it calls the C "
+                                               r"math function (sin|cos)"):
+        irax.export.export(lambda x: jnp.sin(x), targets=["aarch64"])(spec)

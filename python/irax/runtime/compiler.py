@@ -17,6 +17,7 @@ import hashlib
 import io
 import logging
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -344,6 +345,8 @@ def _session(flags: tuple[str, ...]):
 
 _UNSUPPORTED_ELEMENT_TYPE = "'hal.element_type' op unsupported element type"
 _FRACTIONAL_BYTES = "does not have integral number of total bytes"
+#: the embedded linker of a cross target finding a C math function (float64 sin, ...)
+_UNDEFINED = re.compile(r"undefined symbol: ([A-Za-z_][A-Za-z0-9_]*)")
 #: the sub-byte and exotic float dtypes IREE 3.13's compiler and runtime do not carry
 _NO_ELEMENT_TYPE = ("int2", "uint2", "int4", "uint4", "float8_e3m4", "float8_e4m3",
                     "float8_e4m3b11fnuz", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn")
@@ -379,6 +382,15 @@ def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
                 f"irax: IREE cannot compile {name}: it holds an array of a sub-byte dtype (int2, "
                 "int4, ...) whose size is not a whole number of bytes; such arrays work eagerly "
                 "only")
+        missing = _UNDEFINED.search(err.text)
+        triple = next((f.split("=", 1)[1] for f in flags
+                       if f.startswith("--iree-llvmcpu-target-triple=")), None)
+        if missing and triple:
+            raise CompilationError(
+                f"irax: IREE cannot compile {name} for {triple}: it calls the C math "
+                f"function {missing.group(1)} (float64 sin, cos, tan, tanh and atan2 are "
+                "library calls), which cross-compiled code cannot link; compute it in "
+                "float32, or compile for this machine")
         raise CompilationError(f"irax: IREE failed to compile {name}:\n{err.text.strip()}")
     return vmfb
 
