@@ -229,3 +229,24 @@ def test_float64_cross_compiles_and_libm_calls_say_why_not(x64):
                                                r"aarch64-unknown-linux-gnu: it calls the C "
                                                r"math function (sin|cos)"):
         irax.export.export(lambda x: jnp.sin(x), targets=["aarch64"])(spec)
+
+
+def test_jax_platforms_falls_back_past_missing_accelerators_as_jax():
+    def has(platform):
+        try:
+            return bool(irax.devices(platform))
+        except RuntimeError:
+            return False
+
+    if has("cuda") or has("rocm"):
+        pytest.skip("an accelerator is present: nothing to fall back from")
+    for platforms in ("cuda,cpu", "gpu,cpu", "rocm,cpu"):
+        with irax.config.override("jax_platforms", platforms):
+            assert irax.default_backend() == "cpu"
+            assert float(irax.jit(lambda x: x + 1)(1.0)) == 2.0
+    with irax.config.override("jax_platforms", "cuda,rocm"):
+        with pytest.raises(RuntimeError, match=r"none of the platforms in jax_platforms "
+                                               r"\(cuda, rocm\) is available"):
+            irax.default_backend()
+    with pytest.raises(RuntimeError, match="backend 'cuda' is not available"):
+        irax.jit(lambda x: x, backend="cuda")(1.0)

@@ -155,6 +155,8 @@ def target_for_platform(platform: str, num_devices: int = 0) -> Target:
         return Target("cuda", cpu="sm_80", num_devices=num_devices)
     if platform == "vulkan":
         return Target("vulkan-spirv", cpu="", num_devices=num_devices)
+    if platform == "rocm":
+        return Target("rocm", cpu="gfx942", num_devices=num_devices)
     raise ValueError(f"irax: no compilation target for platform {platform!r}")
 
 

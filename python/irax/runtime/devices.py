@@ -19,7 +19,9 @@ import threading
 
 from irax.core.config import config
 
-_PLATFORM_DRIVERS = {"cpu": "local-task", "cuda": "cuda", "vulkan": "vulkan"}
+_PLATFORM_DRIVERS = {"cpu": "local-task", "cuda": "cuda", "vulkan": "vulkan", "rocm": "hip"}
+#: platform names jax_platforms may use for others (JAX's aliases)
+_ALIASES = {"gpu": ("cuda", "rocm"), "hip": ("rocm",)}
 _state: dict = {}
 _drivers: dict = {}
 #: guards the lazy creation of the instance, drivers and devices (reentrant: creating
@@ -88,9 +90,13 @@ def instance():
 
 def _available_platforms() -> list[str]:
     requested = config.jax_platforms
-    if requested:
-        return [p.strip() for p in requested.split(",") if p.strip()]
-    return ["cpu"]
+    if not requested:
+        return ["cpu"]
+    out = []
+    for p in requested.split(","):
+        p = p.strip()
+        out.extend(_ALIASES.get(p, (p,)) if p else ())
+    return out
 
 
 def _driver(name: str):
@@ -170,7 +176,28 @@ def _create(platform: str, n) -> list[Device]:
 
 
 def default_backend() -> str:
-    return _available_platforms()[0]
+    """The first platform of ``jax_platforms`` whose devices come up (default "cpu"). As
+    in JAX, an accelerator listed before others is skipped when it has no usable device
+    or driver (``"cuda,cpu"`` on a machine without a GPU is "cpu"); a platform listed
+    alone fails loudly where it is used."""
+    platforms = _available_platforms()
+    key = ("default", tuple(platforms))
+    hit = _state.get(key)
+    if hit is not None:
+        return hit
+    if len(platforms) == 1:
+        return platforms[0]
+    errors = []
+    for p in platforms:
+        try:
+            devices(p)
+        except RuntimeError as e:
+            errors.append(str(e))
+            continue
+        _state[key] = p
+        return p
+    raise RuntimeError(f"irax: none of the platforms in jax_platforms ({', '.join(platforms)}) "
+                       "is available: " + "; ".join(errors))
 
 
 def default_device() -> Device:
