@@ -250,3 +250,15 @@ def test_jax_platforms_falls_back_past_missing_accelerators_as_jax():
             irax.default_backend()
     with pytest.raises(RuntimeError, match="backend 'cuda' is not available"):
         irax.jit(lambda x: x, backend="cuda")(1.0)
+
+
+def test_the_host_target_computes_what_jit_computes_bit_for_bit(rng):
+    """"cpu" is portable code (another instruction selection: last-bit differences);
+    "host" is what jit compiles, so its results are jit's exactly."""
+    params, batch = _data(rng)
+    exp = irax.export.export(irax.jit(_step, donate_argnums=0), targets=["host"])(params,
+                                                                                 batch)
+    got = irax.export.deserialize(exp.serialize())(params, batch)
+    want = irax.jit(_step)(params, batch)
+    for a, b in zip(irax.tree.leaves(got), irax.tree.leaves(want)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
