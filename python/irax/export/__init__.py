@@ -26,7 +26,7 @@ from irax.export import _format
 from irax.export._loader import Loaded, load_bytes, runs_here
 from irax.frontend.compile import clone_module, module_at_stage
 from irax.lowering.stablehlo import num_devices
-from irax.runtime.compiler import Target, compile_module, compiler_version
+from irax.runtime.compiler import CUDA_IN_IR, Target, compile_module, compiler_version
 from irax.transforms.jit import JitFunction
 
 __all__ = ["Exported", "Loaded", "export", "export_module", "deserialize", "targets"]
@@ -70,7 +70,7 @@ def _targets() -> dict[str, _Named]:
     for arch in ("ampere", "rdna3", "valhall4"):
         table[f"vulkan:{arch}"] = _Named(Target("vulkan-spirv", cpu=arch), "vulkan",
                                          f"Vulkan GPUs tuned for {arch}")
-    for sm in ("sm_75", "sm_80", "sm_86", "sm_89"):
+    for sm in ("sm_75", "sm_80", "sm_86", "sm_89", "sm_90"):
         table[f"cuda:{sm}"] = _Named(Target("cuda", cpu=sm), "cuda", f"NVIDIA GPUs ({sm})")
     for gfx in ("gfx90a", "gfx942", "gfx1100"):
         table[f"rocm:{gfx}"] = _Named(Target("rocm", cpu=gfx), "rocm", f"AMD GPUs ({gfx})")
@@ -207,7 +207,14 @@ def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, ou
         meta = dict(signature, target={"name": target_name, "arch": named.arch,
                                        "backend": target.backend,
                                        "flags": list(target.flags())})
-        modules[target_name] = compile_module(_signed(module, meta, function), target, name)
+        device = None
+        if target.backend == "cuda" and target.cpu in CUDA_IN_IR:
+            if n:
+                raise ValueError(f"{api}: {target_name} takes programs on one device, but "
+                                 f"{name} addresses {n}")
+            device = _cuda_device_attr(target.cpu)
+        modules[target_name] = compile_module(_signed(module, meta, function, device),
+                                              target, name)
     return Exported(name, in_tree, out_tree, in_avals, out_avals, donated, n, modules,
                     stablehlo, function)
 
@@ -230,12 +237,32 @@ def _target_names(targets, platforms, api: str) -> list[str]:
     return names
 
 
-def _signed(module, signature: dict, function: str = "main"):
+def _cuda_device_attr(arch: str) -> str:
+    """IREE's CUDA device for an architecture it has no flag name for (sm_90): sm_80's
+    target description with the architecture, PTX version and shared memory of ``arch``
+    (IREE 3.13 then emits real ``.target sm_90`` PTX)."""
+    mma = ", ".join(f"<{m}>" for m in (
+        "NV_MMA_SYNC_F32_16x8x16_F16", "NV_MMA_SYNC_F16_16x8x16_F16",
+        "NV_MMA_SYNC_F32_16x8x16_BF16", "NV_WMMA_F32_16x16x16_F16",
+        "NV_WMMA_F16_16x16x16_F16"))
+    wgp = ("compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, "
+           f"subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [{mma}], "
+           "subgroup_size_choices = [32], max_workgroup_sizes = [1024, 1024, 1024], "
+           "max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = 232448, "
+           "max_workgroup_counts = [2147483647, 65535, 65535]")
+    return (f'[#hal.device.target<"cuda", [#hal.executable.target<"cuda", "cuda-nvptx-fb", '
+            f'{{iree_codegen.target_info = #iree_gpu.target<arch = "{arch}", '
+            f'features = "+ptx78", wgp = <{wgp}>>}}>]> : !hal.device]')
+
+
+def _signed(module, signature: dict, function: str = "main", device: str | None = None):
     """A copy of the lowered ``module`` whose ``@function`` carries ``signature`` in its
-    reflection."""
+    reflection (and, given ``device``, whose ``hal.device.targets`` is that)."""
     ir = mlir.ir()
     out = clone_module(module)
     with mlir.context():
+        if device is not None:
+            out.operation.attributes["hal.device.targets"] = ir.Attribute.parse(device)
         text = _format.mlir_string(_format.dumps(signature))
         for op in out.body.operations:
             if "sym_name" in op.attributes and \
