@@ -68,3 +68,20 @@ def test_bad_input_is_one_line_and_exit_code_1(argv, message, model, tmp_path, c
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("irax-compile: error: ") and message in err
     assert "Traceback" not in err
+
+
+def test_the_installed_console_script(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(sys.executable).parent / "irax-compile"
+    if not script.exists():
+        pytest.skip("irax-compile is not installed in this environment")
+    ok = subprocess.run([str(script), "--list-targets"], capture_output=True, text=True,
+                        timeout=300)
+    assert ok.returncode == 0 and "cuda:sm_90" in ok.stdout
+    bad = subprocess.run([str(script), "nowhere.py:f", "-o", str(tmp_path / "x.vmfb")],
+                         capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1
+    assert bad.stderr == "irax-compile: error: no such file: nowhere.py\n"
