@@ -53,8 +53,9 @@ export JAX_PLATFORMS=cuda
 export IRAX_COMPILATION_CACHE_DIR="$out/irax-cache"
 
 status=0
-echo "gpu.sh: pytest tests/runtime/test_cuda.py"
-"$py" -m pytest -v -rs -p no:randomly tests/runtime/test_cuda.py 2>&1 | tee "$out/pytest.log" \
+echo "gpu.sh: pytest tests/runtime/test_cuda.py and the CUDA export test"
+"$py" -m pytest -v -rs -p no:randomly tests/runtime/test_cuda.py \
+  "tests/export/test_export.py::test_the_cuda_artifact_runs_on_the_gpu_and_matches_the_cpu" 2>&1 | tee "$out/pytest.log" \
   || status=$?
 if grep -q "SKIPPED" "$out/pytest.log"; then
   echo "gpu.sh: the CUDA tests skipped (see $out/pytest.log): IREE found no CUDA device" >&2

@@ -125,3 +125,19 @@ def test_vmap():
     v = rng.standard_normal((5, 7)).astype(np.float32)
     out = irax.jit(irax.vmap(lambda m, u: jnp.tanh(m @ u)))(a, v)
     _check(out, np.stack([np.tanh(m @ u) for m, u in zip(a, v)]), rtol=1e-4, atol=1e-5)
+
+
+def test_host_callbacks_from_a_cuda_program():
+    seen = []
+
+    @irax.jit
+    def f(x):
+        irax.debug.callback(lambda v: seen.append(np.asarray(v).tolist()), x)
+        y = irax.pure_callback(np.cos, irax.ShapeDtypeStruct(x.shape, x.dtype), x * 2.0)
+        return y + 1.0
+
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+    out = f(x)
+    _on_gpu(out)
+    _check(out, np.cos(x * 2.0) + 1.0)
+    assert seen == [x.tolist()]
