@@ -81,3 +81,10 @@ def test_eager_ops_are_checked_one_by_one_as_jax_does():
                 jnp.exp(jnp.array([100.0], jnp.bfloat16))
             assert float(jnp.max(x)) == 4.0      # a reduction's -inf start is no result
     assert np.isnan(np.asarray(jnp.log(-x))).all()                   # off again
+
+
+def test_bfloat16_results_are_checked_under_jit():
+    f = irax.jit(lambda x: jnp.log(x) * 2)
+    with irax.config.override("jax_debug_nans", True):
+        with pytest.raises(FloatingPointError, match="first produced by 'irax.log'"):
+            f(jnp.array([-1.0, 1.0], jnp.bfloat16))

@@ -19,24 +19,7 @@ from __future__ import annotations
 
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
-from irax.dialect.base import lookup
-from irax.dialect.upstream import FuncCall, op_class
-
-
-def _effect_only(op) -> bool:
-    cls = lookup(op.name)
-    return cls is not None and cls.has_side_effects and len(op.results) == 0
-
-
-def _symbol_attrs(op) -> list[str]:
-    """The names of ``op``'s attributes that reference functions."""
-    if op_class(op) is FuncCall:
-        return ["callee"]
-    cls = lookup(op.name)
-    if cls is None:
-        return []
-    return [k for k, kind in cls.attributes.items() if kind is A.Symbol
-            and k in op.attributes]
+from irax.dialect.effects import effect_only
 
 
 def _prints(ctx, name: str) -> bool:
@@ -48,7 +31,7 @@ def _prints(ctx, name: str) -> bool:
     found = []
 
     def visit(op):
-        if _effect_only(op) or any(_prints(ctx, s) for s in funcs.symbol_refs(op)):
+        if effect_only(op) or any(_prints(ctx, s) for s in funcs.symbol_refs(op)):
             found.append(op)
             return mlir.ir().WalkResult.INTERRUPT
         return mlir.ir().WalkResult.ADVANCE
@@ -77,10 +60,10 @@ def quiet_function(ctx, name: str) -> str:
     doomed, refs = [], []
 
     def visit(op):
-        if _effect_only(op):
+        if effect_only(op):
             doomed.append(op)
         else:
-            refs.extend((op, k) for k in _symbol_attrs(op))
+            refs.extend((op, k) for k in funcs.symbol_attr_names(op))
         return ir.WalkResult.ADVANCE
 
     clone.walk(visit)

@@ -20,7 +20,7 @@ import re
 import sys
 
 import irax
-from irax.export._format import _dtype
+from irax.core.dtypes import dtype_from_name
 
 PROG = "irax-compile"
 _SHORT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
@@ -41,7 +41,7 @@ def parse_arg(spec: str):
         raise UserError(f"bad --arg {spec!r}: expected dtype[dims], e.g. f32[128,784] or i32[]")
     name, dims = m.group(1), m.group(2)
     try:
-        dtype = _dtype(_SHORT.get(name, name))
+        dtype = dtype_from_name(_SHORT.get(name, name))
     except (TypeError, AttributeError):
         raise UserError(f"bad --arg {spec!r}: unknown dtype {name!r}") from None
     shape = tuple(int(d) for d in dims.replace(" ", "").split(",") if d)
@@ -81,8 +81,8 @@ def _export(args):
 
 
 def _run_command(out: str, exported, target: str) -> str:
-    device = ("cuda" if target.startswith("cuda") else "vulkan" if target == "vulkan"
-              else "local-task")
+    device = ("cuda" if target.startswith("cuda") else "vulkan" if target.startswith("vulkan")
+              else "hip" if target.startswith("rocm") else "local-task")
     devices = " ".join([f"--device={device}"] * max(1, exported.nr_devices))
     ins = " ".join(f"--input=@arg{i}.npy" for i in range(len(exported.in_avals)))
     outs = " ".join(f"--output=@out{i}.npy" for i in range(len(exported.out_avals)))

@@ -29,6 +29,7 @@ from typing import Callable
 import numpy as np
 
 from irax.core.abstract import ShapedArray
+from irax.core.dtypes import dtype_from_name
 
 #: the module name of host imports in lowered IR: ``@irax_host.<function>``
 HOST_MODULE = "irax_host"
@@ -90,17 +91,9 @@ def import_name(index: int, in_avals, out_avals) -> str:
 def _parse_aval(token: str) -> ShapedArray:
     head, _, tail = token.rpartition("_")
     if head and _DIMS.match(tail):
-        return ShapedArray(tuple(int(d) for d in tail.split("x")), np.dtype(_dtype(head)))
-    return ShapedArray((), np.dtype(_dtype(token)))
+        return ShapedArray(tuple(int(d) for d in tail.split("x")), dtype_from_name(head))
+    return ShapedArray((), dtype_from_name(token))
 
-
-def _dtype(name: str):
-    try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes  # import cost: only for the dtypes NumPy does not name
-
-        return np.dtype(getattr(ml_dtypes, name))
 
 
 def parse_import(name: str):

@@ -665,6 +665,12 @@ def mlir_element_type(dt: Any) -> str:
         raise TypeError(f"dtype {short_name(d)} has no MLIR element type") from None
 
 
+def dtype_from_name(name: str) -> np.dtype:
+    """The dtype NumPy's ``dtype.name`` spells (ml_dtypes' names too: ``"bfloat16"``),
+    not canonicalised."""
+    return _to_np_dtype(name)
+
+
 def dtype_from_mlir(name: str) -> np.dtype:
     """Inverse of :func:`mlir_element_type` (also accepts ``siN`` for signed ints)."""
     name = name.strip()

@@ -112,6 +112,9 @@ class Op:
 
     #: call-like ops (``irax.call``, custom rules, checkpoint) name the function they run
     callee_of = None
+    #: True for ops that join the trace being recorded even on concrete operands (host
+    #: callbacks: they run when the program runs, not while it is traced)
+    joins_trace: ClassVar[bool] = False
     #: host callbacks: ``host_import(op) -> (symbol, input types, result types)``, the
     #: imported function the lowering declares for the op (``dialect/callback.py``)
     host_import = None

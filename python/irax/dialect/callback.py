@@ -42,6 +42,7 @@ class HostCallback(Op):
     """What the callback ops share: the table entry, the result types, the lowering."""
 
     num_operands = None
+    joins_trace = True
     no_rules = {"transpose": "not linear: callbacks are opaque host code"}
 
     @classmethod
@@ -61,21 +62,22 @@ class HostCallback(Op):
     def host_import(cls, op) -> tuple[str, list, list]:
         """The imported host function the op lowers to: ``(symbol, input types, result
         types)``."""
-        index = cls.decode_attrs(op)["callback"]
         ins = [mlir.aval_of(v) for v in op.operands]
         outs = [mlir.aval_of(r) for r in op.results]
-        name = callbacks.import_name(index, ins, outs)
-        return (f"{callbacks.HOST_MODULE}.{name}", [v.type for v in op.operands],
-                [r.type for r in op.results])
+        return (_symbol(cls.decode_attrs(op)["callback"], ins, outs),
+                [v.type for v in op.operands], [r.type for r in op.results])
 
     @classmethod
     def lower(cls, lb, *operands, callback, result_types=(), **_):
-        ir = mlir.ir()
-        ins = [mlir.aval_of(v) for v in operands]
-        name = callbacks.import_name(callback, ins, list(result_types))
+        symbol = _symbol(callback, [mlir.aval_of(v) for v in operands], result_types)
         op = lb.create("func.call", operands, [lb.type(a) for a in result_types],
-                       {"callee": ir.FlatSymbolRefAttr.get(f"{callbacks.HOST_MODULE}.{name}")})
+                       {"callee": mlir.ir().FlatSymbolRefAttr.get(symbol)})
         return list(op.results)
+
+
+def _symbol(index: int, ins, outs) -> str:
+    """``irax_host.cb<index>__<signature>``: the import a callback op calls."""
+    return f"{callbacks.HOST_MODULE}.{callbacks.import_name(index, ins, list(outs))}"
 
 
 def _example(b, x, dim: int, i: int):

@@ -15,6 +15,13 @@ from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
 
 
+def effect_only(op) -> bool:
+    """An op with side effects and no results (a print: ``irax.debug_callback``): what
+    runs only for its effect, so that a recomputation may leave it out."""
+    cls = lookup(op.name)
+    return cls is not None and cls.has_side_effects and len(op.results) == 0
+
+
 class Effects:
     """Answers ``has_effects(op)`` for the ops of one module (memoized per function)."""
 

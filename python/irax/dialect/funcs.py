@@ -136,14 +136,20 @@ def reachable_functions(module, name: str) -> list:
     return order
 
 
-def symbol_refs(op) -> list[str]:
-    """Function names an op references: its class's symbol attributes (``func.call``'s
-    callee too). Other attributes are never decoded."""
+def symbol_attr_names(op) -> list[str]:
+    """The names of an op's attributes that reference functions: its class's symbol
+    attributes (``func.call``'s callee too)."""
     if op_class(op) is FuncCall:
-        return [A.Symbol.decode(op.attributes["callee"])]
+        return ["callee"]
     cls = lookup(op.name)
     if cls is None:
         return []
+    return [k for k, kind in cls.attributes.items() if kind is A.Symbol
+            and k in op.attributes]
+
+
+def symbol_refs(op) -> list[str]:
+    """Function names an op references (``symbol_attr_names``). Other attributes are
+    never decoded."""
     named = op.attributes
-    return [A.Symbol.decode(named[k]) for k, kind in cls.attributes.items()
-            if kind is A.Symbol and k in named]
+    return [A.Symbol.decode(named[k]) for k in symbol_attr_names(op)]

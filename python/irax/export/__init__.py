@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import platform
 
 from irax.core import tree_util
 from irax.core.config import config
 from irax.dialect import mlir
 from irax.export import _format
-from irax.export._loader import Loaded, load_bytes, runs_here
+from irax.export._loader import Loaded, host_arch, load_bytes, runs_here
 from irax.frontend.compile import clone_module, module_at_stage
 from irax.lowering.stablehlo import num_devices
 from irax.runtime.compiler import CUDA_IN_IR, Target, compile_module, compiler_version
@@ -40,13 +39,8 @@ class _Named:
     about: str
 
 
-def _host_arch() -> str:
-    return {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(),
-                                                       platform.machine().lower())
-
-
 def _targets() -> dict[str, _Named]:
-    host = _host_arch()
+    host = host_arch()
     table = {
         "cpu": _Named(Target("llvm-cpu", cpu="generic"), host,
                       f"portable {host} code (any {host} CPU)"),

@@ -24,6 +24,7 @@ import numpy as np
 
 from irax.core import tree_util
 from irax.core.abstract import ShapedArray
+from irax.core.dtypes import dtype_from_name
 
 #: the artifact format this irax writes and the newest it reads
 FORMAT = 1
@@ -78,16 +79,7 @@ def encode_avals(avals) -> list:
 
 
 def decode_avals(data) -> list[ShapedArray]:
-    return [ShapedArray(tuple(shape), _dtype(name)) for name, shape in data]
-
-
-def _dtype(name: str) -> np.dtype:
-    try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes  # import cost: only for the dtypes NumPy does not name
-
-        return np.dtype(getattr(ml_dtypes, name))
+    return [ShapedArray(tuple(shape), dtype_from_name(name)) for name, shape in data]
 
 
 def dumps(signature: dict) -> str:

@@ -24,9 +24,12 @@ from irax.runtime import devices as _devices
 from irax.runtime.executable import Executable
 
 _API = "irax.aot.load"
+#: target architectures that are platforms of their own (``irax.devices(arch)``)
+_ACCELERATORS = ("cuda", "vulkan", "rocm")
 
 
-def _host_arch() -> str:
+def host_arch() -> str:
+    """This machine's architecture, as targets name it (``x86_64``, ``aarch64``)."""
     machine = platform.machine().lower()
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
@@ -35,16 +38,16 @@ def runs_here(arch: str) -> bool:
     """Whether code for ``arch`` (a target's, ``_format.py``) runs on this machine."""
     if arch == "any":
         return True
-    if arch in ("cuda", "vulkan"):
+    if arch in _ACCELERATORS:
         try:
             return bool(_devices.devices(arch))
         except (RuntimeError, ValueError):
             return False
-    return arch == _host_arch()
+    return arch == host_arch()
 
 
 def _platform_of(arch: str) -> str:
-    return arch if arch in ("cuda", "vulkan") else "cpu"
+    return arch if arch in _ACCELERATORS else "cpu"
 
 
 class Loaded:
@@ -133,7 +136,7 @@ def signature_of(vmfb: bytes, where: str) -> dict:
     if not runs_here(arch):
         raise ValueError(f"{_API}: {where} was compiled for target "
                          f"{signature['target']['name']!r} ({arch}), which this machine "
-                         f"({_host_arch()}) cannot run")
+                         f"({host_arch()}) cannot run")
     return signature
 
 

@@ -15,22 +15,8 @@ from irax.core import tree_util
 from irax.core.config import config
 from irax.dialect.interpreter import Interpreter
 from irax.frontend.compile import clone_module
-from irax.frontend.eager import concrete_value
+from irax.frontend.eager import concrete_value, invalid_value
 from irax.passes import pipelines, run_pipeline
-
-
-def _bad(arrays, infs: bool) -> str | None:
-    """"nan" / "inf" when a floating or complex array of ``arrays`` holds one."""
-    nan = inf = False
-    for a in arrays:
-        a = np.asarray(a)
-        if a.dtype.kind not in "fc":
-            continue
-        if a.dtype.kind == "f" and a.dtype.itemsize < 2:
-            a = a.astype(np.float32)
-        nan = nan or bool(np.isnan(a).any())
-        inf = inf or (infs and bool(np.isinf(a).any()))
-    return "nan" if nan else ("inf" if inf else None)
 
 
 class _FirstBad(Interpreter):
@@ -43,8 +29,8 @@ class _FirstBad(Interpreter):
 
     def run_op(self, op, operands, env):
         outs = super().run_op(op, operands, env)
-        kind = _bad(outs, self.infs)
-        if kind is not None and _bad(operands, self.infs) != kind:
+        kind = invalid_value(outs, True, self.infs)
+        if kind is not None and invalid_value(operands, True, self.infs) != kind:
             raise _Found(kind, op)
         return outs
 
@@ -64,7 +50,8 @@ def check(entry, name: str, leaves, out, module) -> None:
     with ``jax_debug_infs``, an infinity; ``module``: the specialization's traced module
     (not modified)."""
     infs = bool(config.jax_debug_infs)
-    kind = _bad(tree_util.tree_leaves(out), infs) if config.jax_debug_nans or infs else None
+    kind = invalid_value(tree_util.tree_leaves(out), True, infs) \
+        if config.jax_debug_nans or infs else None
     if kind is None or (kind == "nan" and not config.jax_debug_nans):
         return
     head = f"invalid value ({kind}) encountered in jit({name})"
@@ -72,7 +59,7 @@ def check(entry, name: str, leaves, out, module) -> None:
         arrays = [concrete_value(x)[0] for x in leaves]
     except Exception:  # noqa: BLE001 - a donated argument is gone: no de-optimized run
         raise FloatingPointError(head) from None
-    if _bad(arrays, infs) == kind:
+    if invalid_value(arrays, True, infs) == kind:
         raise FloatingPointError(f"{head}: an argument of {name} already holds one")
     copy = clone_module(module)
     run_pipeline(copy, pipelines.EAGER)

@@ -84,20 +84,31 @@ config.on_change(_on_config)
 _on_config("jax_debug_nans")   # values from the environment
 
 
+def invalid_value(arrays, nans: bool = True, infs: bool = False) -> str | None:
+    """"nan" (with ``nans``) or "inf" (with ``infs``) when an inexact array of ``arrays``
+    holds one (bfloat16 and the float8s read as float32), else None."""
+    for a in arrays:
+        a = np.asarray(a)
+        if not dtypes.is_inexact(a.dtype):
+            continue
+        if a.dtype.kind not in "fc":
+            a = a.astype(np.float32)
+        if nans and np.isnan(a).any():
+            return "nan"
+        if infs and np.isinf(a).any():
+            return "inf"
+    return None
+
+
 def check_values(op_cls, outs) -> None:
     """``jax_debug_nans`` / ``jax_debug_infs`` for one eager op, as JAX checks every eager
     primitive: a NaN (infinity) in its results raises ``FloatingPointError``."""
-    for o in outs:
-        a = np.asarray(o)
-        if not dtypes.is_inexact(a.dtype):
-            continue
-        if a.dtype.kind not in "fc":        # bfloat16, the float8s: read as float32
-            a = a.astype(np.float32)
-        if DEBUG_CHECKS[1] and np.isnan(a).any():
-            raise FloatingPointError(f"invalid value (nan) encountered in {op_cls.method}")
-        if DEBUG_CHECKS[2] and np.isinf(a).any():
-            raise FloatingPointError(
-                f"divide by zero or overflow (inf) encountered in {op_cls.method}")
+    kind = invalid_value(outs, DEBUG_CHECKS[1], DEBUG_CHECKS[2])
+    if kind == "nan":
+        raise FloatingPointError(f"invalid value (nan) encountered in {op_cls.method}")
+    if kind == "inf":
+        raise FloatingPointError(
+            f"divide by zero or overflow (inf) encountered in {op_cls.method}")
 
 
 def copy_functions(module, name: str):

@@ -15,7 +15,6 @@ program and runs every time the program does.
 
 from __future__ import annotations
 
-import os
 import string
 import sys
 
@@ -24,7 +23,8 @@ import numpy as np
 from irax.core import callbacks, dtypes, tree_util
 from irax.core.abstract import ShapedArray
 from irax.dialect.callback import DebugCallback, IoCallback, PureCallback, check_vmap_method
-from irax.frontend.trace import bind, current_trace, find_trace
+from irax.frontend.callee import fun_origin
+from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array
 
@@ -53,23 +53,9 @@ def _key_part(static) -> tuple:
     return tuple(sorted(static.items(), key=lambda kv: kv[0]))
 
 
-def _describe(fn) -> str:
-    """``name (file.py:line)`` of a Python function; the name of other callables."""
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return name
-    return f"{name} ({os.path.basename(code.co_filename)}:{code.co_firstlineno})"
-
-
-def _bind(op_cls, dynamic, **attrs):
-    """Binds a callback op: into the trace its arguments belong to, else into the trace
-    being recorded (a callback without traced arguments is still part of the program),
-    else eagerly."""
-    if find_trace(dynamic) is None and current_trace() is not None:
-        trace = current_trace()
-        outs = trace.emit(op_cls, dynamic, attrs)
-        return outs
+def _bind(op_cls, dynamic, **attrs) -> list:
+    """``bind`` of a callback op (which joins the trace being recorded: ``joins_trace``),
+    its results as a list."""
     out = bind(op_cls, *dynamic, **attrs)
     return out if isinstance(out, list) else [out]
 
@@ -228,7 +214,7 @@ def _value_callback(api, op_cls, callback, result_shape_dtypes, args, kwargs, **
         raise TypeError(f"{api}: the callback must be callable, got {type(callback)}")
     out_tree, out_avals = _result_avals(api, result_shape_dtypes)
     tree, dynamic, static = _split(args, kwargs)
-    name = _describe(callback)
+    name = fun_origin(callback, qualified=True)
 
     keep = op_cls is not PureCallback
 

@@ -24,6 +24,7 @@ from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.constant import Constant
+from irax.dialect.effects import effect_only
 from irax.dialect.funcs import unique_name
 from irax.dialect.interpreter import Interpreter
 from irax.dialect.regions import function_to_region
@@ -273,11 +274,13 @@ def bind(op_cls, *args, **attrs):
     Returns one value for single-result ops, else a list.
     """
     trace = find_trace(args)
-    if trace is None and not args:
+    if trace is None and (not args or op_cls.joins_trace):
         # an op without operands (iota) is part of the program being traced, as in JAX:
-        # computed by the compiled code instead of embedded as a constant
+        # computed by the compiled code instead of embedded as a constant; a callback is,
+        # whatever its operands, in concrete traces too (it runs when the program runs)
         inner = current_trace()
-        trace = inner if inner is not None and not inner.concrete else None
+        trace = inner if inner is not None and (op_cls.joins_trace or not inner.concrete) \
+            else None
     outs = trace.emit(op_cls, args, attrs) if trace is not None else eager_op(op_cls, args, attrs)
     return outs[0] if len(outs) == 1 else outs
 
@@ -292,11 +295,11 @@ class _Quiet(Interpreter):
     and results (io_callback) leaves the values to that run."""
 
     def run_op(self, op, operands, env):
+        if effect_only(op):
+            return []
         cls = lookup(op.name)
         if cls is not None and cls.has_side_effects:
-            if op.results:
-                raise _Effectful()
-            return []
+            raise _Effectful()
         return super().run_op(op, operands, env)
 
 

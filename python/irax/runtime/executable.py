@@ -22,6 +22,7 @@ import numpy as np
 from irax.core import callbacks
 from irax.runtime import buffers
 from irax.runtime import devices as _devices
+from irax.runtime.array import Array
 
 #: the name of a host import as the ``.vmfb`` spells it
 _HOST_IMPORT = re.compile(
@@ -92,8 +93,6 @@ def _release() -> None:
     to its final garbage collection, in no particular order, freeing result buffers
     crashed the process at exit (seen with a program loaded from a file and its results
     alive). Device arrays are deleted then."""
-    from irax.runtime.array import Array  # import cost: none, loaded by now
-
     for obj in gc.get_objects():
         if type(obj) is Array and obj._dev is not None:
             # a host copy mapped from the device buffer holds that buffer too
