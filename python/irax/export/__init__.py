@@ -25,6 +25,7 @@ from irax.export import _format
 from irax.export._loader import Loaded, host_arch, load_bytes, runs_here
 from irax.frontend.compile import clone_module, module_at_stage
 from irax.lowering.stablehlo import num_devices
+from irax.passes import run_pipeline
 from irax.runtime.compiler import CUDA_IN_IR, Target, compile_module, compiler_version
 from irax.transforms.jit import JitFunction
 
@@ -207,8 +208,10 @@ def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, ou
                 raise ValueError(f"{api}: {target_name} takes programs on one device, but "
                                  f"{name} addresses {n}")
             device = _cuda_device_attr(target.cpu)
-        modules[target_name] = compile_module(_signed(module, meta, function, device),
-                                              target, name)
+        signed = _signed(module, meta, function, device)
+        if target.backend == "llvm-cpu" and target.triple:   # no libm to link there
+            run_pipeline(signed, "builtin.module(irax-expand-libm)")
+        modules[target_name] = compile_module(signed, target, name)
     return Exported(name, in_tree, out_tree, in_avals, out_avals, donated, n, modules,
                     stablehlo, function)
 

@@ -56,7 +56,7 @@ _SIN_TERMS, _COS_TERMS = 5, 6
 _ROUNDER = 1.5 * 2.0 ** 52
 
 
-def _pi_times_power_of_two(bits: int) -> int:
+def pi_times_power_of_two(bits: int) -> int:
     """``floor(pi * 2**bits)``, by Machin's formula in integer arithmetic."""
     guard = 32
     one = 1 << (bits + guard)
@@ -72,7 +72,7 @@ def _pi_times_power_of_two(bits: int) -> int:
     return (4 * (4 * arctan_of_inverse(5) - arctan_of_inverse(239))) >> guard
 
 
-def _pieces(value: Fraction, widths) -> list[float]:
+def pieces(value: Fraction, widths) -> list[float]:
     """``value`` as floats of ``widths`` significant bits each, high first."""
     out = []
     for width in widths:
@@ -86,10 +86,10 @@ def _pieces(value: Fraction, widths) -> list[float]:
     return out
 
 
-_TWO_OVER_PI = Fraction(1 << 401, _pi_times_power_of_two(400))
-_HALF_PI = Fraction(_pi_times_power_of_two(400), 1 << 401)
-_HALF_PI_PIECES = _pieces(_HALF_PI, (25, 25, 53))
-_HALF_PI_HI, _HALF_PI_LO = _pieces(_HALF_PI, (53, 53))
+_TWO_OVER_PI = Fraction(1 << 401, pi_times_power_of_two(400))
+_HALF_PI = Fraction(pi_times_power_of_two(400), 1 << 401)
+_HALF_PI_PIECES = pieces(_HALF_PI, (25, 25, 53))
+_HALF_PI_HI, _HALF_PI_LO = pieces(_HALF_PI, (53, 53))
 _SIN = [(-1) ** k / math.factorial(2 * k + 1) for k in range(_SIN_TERMS)]
 _COS = [(-1) ** k / math.factorial(2 * k) for k in range(_COS_TERMS)]
 
@@ -109,7 +109,7 @@ def _table() -> np.ndarray:
 _T = _table()
 
 
-class _F64:
+class F64:
     """Elementwise float64 arithmetic on values of one shape, at one insertion point."""
 
     def __init__(self, lb, shape):
@@ -146,7 +146,7 @@ class _F64:
         return self.lb.op("stablehlo.select", [pred, a, b], self.aval)
 
 
-def _cody_waite(f: _F64, a):
+def _cody_waite(f: F64, a):
     """``(k, r)`` with ``a = k pi/2 + r``, for ``a < 2**28``."""
     k = f.round(f.mul_c(a, float(_TWO_OVER_PI)))
     r = a
@@ -155,7 +155,7 @@ def _cody_waite(f: _F64, a):
     return k, r
 
 
-def _payne_hanek(lb, f: _F64, x32):
+def _payne_hanek(lb, f: F64, x32):
     """``(k, r)`` with ``|x| = k pi/2 + r`` modulo 2 pi, for a float32 ``|x| >= 2**28``:
     ``|x| = m 2**(E - 150)`` (``m`` the 24-bit significand), so ``|x| 2/pi mod 4`` is
     ``m T(E) mod 4``, with ``T(E)`` read from the table in 28-bit pieces ``t_j``: every
@@ -194,7 +194,7 @@ def sin_cos_tan(lb, x, which: str):
     """``sin``, ``cos`` or ``tan`` (``which``) of the float32 / float16 / bfloat16 value
     ``x``, in ``x``'s type (the module docstring has the method)."""
     aval = mlir.aval_of(x)
-    f = _F64(lb, aval.shape)
+    f = F64(lb, aval.shape)
     a = f("abs", f("convert", x))
     small = lb.compare(a, f.c(_CODY_WAITE_LIMIT), "LT")
     k1, r1 = _cody_waite(f, a)
@@ -208,11 +208,12 @@ def sin_cos_tan(lb, x, which: str):
     return _finish(lb, x, aval, k, r, which)
 
 
+
 def _finish(lb, x, aval, k, r, which):
     """The result from ``|x| = k pi/2 + r``: ``sin |x|`` is ``sin r``, ``cos r``,
     ``-sin r``, ``-cos r`` in quadrants ``k mod 4`` = 0 .. 3, ``cos |x|`` the same one
     quadrant on."""
-    f = _F64(lb, aval.shape)
+    f = F64(lb, aval.shape)
     i32 = aval.update(dtype=np.dtype(np.int32))
 
     def ints(v):
@@ -246,9 +247,11 @@ def _finish(lb, x, aval, k, r, which):
     return lb.op("stablehlo.convert", [out], aval)
 
 
-def complex_trig(lb, z, which: str):
+def complex_trig(lb, z, which: str, real_trig=None):
     """``sin``, ``cos``, ``tan`` or ``exp`` (``which``) of the complex64 value ``z`` from
-    its parts, with ``sin_cos_tan``'s real sine and cosine (IREE 3.13 expands a complex
+    its parts, with ``sin_cos_tan``'s real sine and cosine (or, for complex128, those of
+    ``real_trig``, and sinh's Taylor series below 1: IREE's float64 ``expm1`` is 1e-9 off
+    there). IREE 3.13 expands a complex
     sine, cosine, tangent or exponential into its inexact float32 ``math.sin`` /
     ``math.cos``: ``sin(987449.4+0.08j)`` was 10 % off):
 
@@ -258,7 +261,9 @@ def complex_trig(lb, z, which: str):
         exp(a + ib) = e^a cos b + i e^a sin b                    (e^a where b == 0)
     """
     aval = mlir.aval_of(z)
-    part = aval.update(dtype=np.dtype(np.float32))
+    wide = aval.dtype == np.complex128
+    part = aval.update(dtype=np.dtype(np.float64 if wide else np.float32))
+    trig = real_trig or sin_cos_tan
     a = lb.op("stablehlo.real", [z], part)
     b = lb.op("stablehlo.imag", [z], part)
 
@@ -266,14 +271,21 @@ def complex_trig(lb, z, which: str):
         return lb.op(f"stablehlo.{name}", list(xs), part)
 
     def c(value):
-        return lb.constant(np.full(aval.shape, value, np.float32))
+        return lb.constant(np.full(aval.shape, value, part.dtype))
 
     def cosh_sinh(t):
         ln_half = c(-np.log(2.0))
         cosh = op("add", op("exponential", op("add", t, ln_half)),
                   op("exponential", op("add", op("negate", t), ln_half)))
-        small = op("multiply", c(0.5), op("subtract", op("exponential_minus_one", t),
-                                          op("exponential_minus_one", op("negate", t))))
+        if wide:
+            t2 = op("multiply", t, t)
+            acc = c(1.0 / math.factorial(19))
+            for k in range(17, 0, -2):
+                acc = op("add", op("multiply", acc, t2), c(1.0 / math.factorial(k)))
+            small = op("multiply", t, acc)
+        else:
+            small = op("multiply", c(0.5), op("subtract", op("exponential_minus_one", t),
+                                              op("exponential_minus_one", op("negate", t))))
         big = op("subtract", op("exponential", op("add", t, ln_half)),
                  op("exponential", op("add", op("negate", t), ln_half)))
         near_zero = lb.compare(op("abs", t), c(1.0), "LT")
@@ -284,16 +296,16 @@ def complex_trig(lb, z, which: str):
 
     if which == "exp":
         ea = op("exponential", a)
-        im = op("multiply", ea, sin_cos_tan(lb, b, "sin"))
+        im = op("multiply", ea, trig(lb, b, "sin"))
         real_only = lb.compare(b, c(0.0), "EQ")
         return pair(lb.op("stablehlo.select", [real_only, ea, op(
-            "multiply", ea, sin_cos_tan(lb, b, "cos"))], part),
+            "multiply", ea, trig(lb, b, "cos"))], part),
             lb.op("stablehlo.select", [real_only, b, im], part))
     if which == "tan":
         a2, b2 = op("add", a, a), op("add", b, b)
         cosh2, sinh2 = cosh_sinh(b2)
-        denom = op("add", sin_cos_tan(lb, a2, "cos"), cosh2)
-        sin2 = sin_cos_tan(lb, a2, "sin")
+        denom = op("add", trig(lb, a2, "cos"), cosh2)
+        sin2 = trig(lb, a2, "sin")
         large = lb.compare(op("abs", b), c(20.0), "GT")
         re_large = op("multiply", op("multiply", c(4.0), sin2),
                       op("exponential", op("negate", op("abs", b2))))
@@ -303,18 +315,19 @@ def complex_trig(lb, z, which: str):
         im = lb.op("stablehlo.select", [large, im_large, op("divide", sinh2, denom)], part)
         return pair(re, im)
     cosh, sinh = cosh_sinh(b)
-    sin_a, cos_a = sin_cos_tan(lb, a, "sin"), sin_cos_tan(lb, a, "cos")
+    sin_a, cos_a = trig(lb, a, "sin"), trig(lb, a, "cos")
     if which == "sin":
         return pair(op("multiply", sin_a, cosh), op("multiply", cos_a, sinh))
     return pair(op("multiply", cos_a, cosh), op("negate", op("multiply", sin_a, sinh)))
 
 
 #: Taylor terms of atan on |u| <= tan(pi/16) ~ 0.199 (truncation below 3e-10 relative)
-_ATAN = [(-1) ** k / (2 * k + 1) for k in range(7)]
+_ATAN_TERMS = 7
 
 
-def atan2(lb, y, x):
-    """``atan2(y, x)`` of float32 / float16 / bfloat16 values, in float64 arithmetic (IREE
+def atan2(lb, y, x, terms: int = _ATAN_TERMS):
+    """``atan2(y, x)`` of float32 / float16 / bfloat16 values (float64 ones with
+    ``terms=12``), in float64 arithmetic (IREE
     3.13's float32 expansion is 30 ulp off, and gives ``+pi`` for ``atan2(-1e-34, -1.)``):
 
         t = min(|x|, |y|) / max(|x|, |y|)            (0 for two zeros, 1 for two infinities)
@@ -324,7 +337,7 @@ def atan2(lb, y, x):
         every zero and infinity case comes out exact)
     """
     aval = mlir.aval_of(x)
-    f = _F64(lb, aval.shape)
+    f = F64(lb, aval.shape)
     yd, xd = (lb.op("stablehlo.convert", [v], f.aval) for v in (y, x))
     ay, ax = f("abs", yd), f("abs", xd)
     hi, lo = f("maximum", ax, ay), f("minimum", ax, ay)
@@ -336,7 +349,8 @@ def atan2(lb, y, x):
     upper = lb.compare(t, f.c(math.tan(math.pi / 8)), "GT")
     u = f.select(upper, f("divide", f("subtract", t, f.c(1.0)), f("add", t, f.c(1.0))), t)
     u = f("divide", u, f("add", f.c(1.0), f("sqrt", f("add", f.c(1.0), f("multiply", u, u)))))
-    theta = f.mul_c(f("multiply", u, f.poly(_ATAN, f("multiply", u, u))), 2.0)
+    series = [(-1) ** k / (2 * k + 1) for k in range(terms)]
+    theta = f.mul_c(f("multiply", u, f.poly(series, f("multiply", u, u))), 2.0)
     theta = f.select(upper, f("add", f.c(math.pi / 4), theta), theta)
     theta = f.select(lb.compare(ay, ax, "GT"), f("subtract", f.c(math.pi / 2), theta), theta)
     bits = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))

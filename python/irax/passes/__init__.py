@@ -5,6 +5,7 @@ from irax.passes import (  # noqa: F401,E402 - register the passes
     autodiff,
     cse,
     dce,
+    expand_libm,
     expand_transforms,
     inline,
     legalize_iree,

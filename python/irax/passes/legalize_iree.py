@@ -108,12 +108,12 @@ class LegalizeIREE(ModulePass):
             pattern(op)
 
 
-def _builder(op) -> LoweringBuilder:
+def builder_at(op) -> LoweringBuilder:
     return LoweringBuilder(mlir.ir().InsertionPoint(op), op.location,
                            [mlir.aval_of(r) for r in op.results])
 
 
-def _replace(op, values) -> None:
+def replace_op(op, values) -> None:
     for old, new in zip(op.results, values):
         old.replace_all_uses_with(new)
     op.erase()
@@ -133,7 +133,7 @@ def legalize_sort(op) -> None:
     num_keys = R.i64(op, NUM_KEYS)
     dimension = R.i64(op, "dimension")
     is_stable = mlir.ir().BoolAttr(op.attributes["is_stable"]).value
-    lb = _builder(op)
+    lb = builder_at(op)
     avals = [mlir.aval_of(v) for v in op.operands]
     moved = [_moved_as(a) for a in avals]
     operands = [_bitcast(lb, x, a, m) for x, a, m in zip(op.operands, avals, moved)]
@@ -141,7 +141,7 @@ def legalize_sort(op) -> None:
         out = network_sort(lb, operands, avals, moved, num_keys, dimension)
     else:
         out = _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable)
-    _replace(op, [_bitcast(lb, r, m, a) for r, a, m in zip(out, avals, moved)])
+    replace_op(op, [_bitcast(lb, r, m, a) for r, a, m in zip(out, avals, moved)])
 
 
 def _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable):
@@ -198,7 +198,7 @@ def legalize_gather(op) -> None:
     """Explicit clamps, and the index vector last when it precedes a batching dim."""
     dn = R.fields(op, "dimension_numbers")
     sizes = R.i64s(op, "slice_sizes")
-    lb = _builder(op)
+    lb = builder_at(op)
     operand, indices = op.operands
     ivd = dn.get("index_vector_dim", 0)
     batching = dn.get("start_indices_batching_dims", ())
@@ -213,7 +213,7 @@ def legalize_gather(op) -> None:
     attrs = _attr_dict(op)
     attrs["dimension_numbers"] = lb.attr(text)
     new = lb.create("stablehlo.gather", [operand, indices], [r.type for r in op.results], attrs)
-    _replace(op, list(new.results))
+    replace_op(op, list(new.results))
 
 
 def _index_vector_last(lb, start_indices, ivd, batching):
@@ -244,13 +244,13 @@ def legalize_scatter(op) -> None:
     iwd = dn.get("inserted_window_dims", ())
     ibd = dn.get("input_batching_dims", ())
     size = ScatterAdd.window(x.shape, u.shape, uwd, iwd, ibd)
-    lb = _builder(op)
+    lb = builder_at(op)
     operand, perm, indices, updates, text = _iree_form(
         lb, operand, indices, updates, size, dn.get("index_vector_dim", 0), uwd, iwd,
         dn.get("scatter_dims_to_operand_dims", ()), ibd,
         dn.get("scatter_indices_batching_dims", ()), combiner == ScatterAdd.combiner)
     out = scatter(lb, operand, indices, updates, text, combiner)
-    _replace(op, [_transposed(lb, out, mlir.aval_of(operand),
+    replace_op(op, [_transposed(lb, out, mlir.aval_of(operand),
                               [int(i) for i in np.argsort(perm)])])
 
 
@@ -388,7 +388,7 @@ def legalize_reduce(op) -> None:
     used = [r for r in op.results if any(True for _ in r.uses)]
     if len(op.results) < 2 or not used:
         return
-    lb = _builder(op)
+    lb = builder_at(op)
     barrier = lb.create("stablehlo.optimization_barrier", used, [r.type for r in used])
     barrier.move_after(op)
     for old, new in zip(used, barrier.results):
@@ -402,11 +402,11 @@ def legalize_signless(op) -> None:
     aval = mlir.aval_of(op.results[0])
     if aval.dtype.kind != "u":
         return
-    lb = _builder(op)
+    lb = builder_at(op)
     signed = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))
     x = lb.op("stablehlo.bitcast_convert", [op.operands[0]], signed)
     new = lb.create(op.name, [x], [lb.type(signed)], _attr_dict(op))
-    _replace(op, [lb.op("stablehlo.bitcast_convert", [new.results[0]], aval)])
+    replace_op(op, [lb.op("stablehlo.bitcast_convert", [new.results[0]], aval)])
 
 
 # ---- dots of widened unsigned integers ----------------------------------------------------
@@ -461,7 +461,7 @@ def legalize_unsigned_dot(op) -> None:
     of bb argument")."""
     for i, x in enumerate(list(op.operands)):
         if _widened_unsigned(x):
-            lb = _builder(op)
+            lb = builder_at(op)
             op.operands[i] = lb.create("stablehlo.optimization_barrier", [x],
                                        [x.type]).results[0]
 
@@ -479,7 +479,7 @@ def legalize_complex_pad(op) -> None:
     out = mlir.aval_of(op.results[0])
     if not dtypes.is_complex(out.dtype):
         return
-    lb = _builder(op)
+    lb = builder_at(op)
     real = dtypes.real_dtype(out.dtype)
     parts = []
     for part in ("real", "imag"):
@@ -487,7 +487,7 @@ def legalize_complex_pad(op) -> None:
                     for v in op.operands)
         parts.append(lb.create("stablehlo.pad", [x, value], [lb.type(out.update(dtype=real))],
                                _attr_dict(op)).results[0])
-    _replace(op, [lb.op("stablehlo.complex", parts, out)])
+    replace_op(op, [lb.op("stablehlo.complex", parts, out)])
 
 
 def legalize_complex128_constant(op) -> None:
@@ -498,9 +498,9 @@ def legalize_complex128_constant(op) -> None:
     if out.dtype != np.complex128:
         return
     value = R.dense_value(op)
-    lb = _builder(op)
+    lb = builder_at(op)
     parts = [lb.constant(p) for p in (value.real, value.imag)]
-    _replace(op, [lb.op("stablehlo.complex", parts, out)])
+    replace_op(op, [lb.op("stablehlo.complex", parts, out)])
 
 
 def legalize_fft(op) -> None:
@@ -510,8 +510,8 @@ def legalize_fft(op) -> None:
     x = op.operands[0]
     if dtypes.real_dtype(mlir.aval_of(x).dtype) != np.float64:
         return
-    lb = _builder(op)
-    _replace(op, [lower_fft(lb, x, R.enum(op, "fft_type"), R.i64s(op, "fft_length"),
+    lb = builder_at(op)
+    replace_op(op, [lower_fft(lb, x, R.enum(op, "fft_type"), R.i64s(op, "fft_length"),
                             native=False)])
 
 
@@ -530,7 +530,7 @@ def legalize_float_power(op) -> None:
     if not dtypes.is_float(out.dtype):
         return
     x, y = op.operands
-    lb = _builder(op)
+    lb = builder_at(op)
 
     def full(value):
         return lb.constant(np.full(out.shape, value, out.dtype))
@@ -552,7 +552,7 @@ def legalize_float_power(op) -> None:
                   logical("and", logical("is_finite", x), logical("not", y_int)))
     r = lb.op("stablehlo.select", [nan, full(np.nan), r], out)
     one = logical("or", lb.compare(y, full(0), "EQ"), lb.compare(x, full(1), "EQ"))
-    _replace(op, [lb.op("stablehlo.select", [one, full(1), r], out)])
+    replace_op(op, [lb.op("stablehlo.select", [one, full(1), r], out)])
 
 
 # ---- float32 sin, cos, tan --------------------------------------------------------------------
@@ -592,9 +592,9 @@ def legalize_trig(op) -> None:
     out = mlir.aval_of(op.results[0])
     which = _TRIG[op_class(op)]
     if out.dtype == np.complex64:
-        _replace(op, [complex_trig(_builder(op), op.operands[0], which)])
+        replace_op(op, [complex_trig(builder_at(op), op.operands[0], which)])
     elif which != "exp" and dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:
-        _replace(op, [sin_cos_tan(_builder(op), op.operands[0], which)])
+        replace_op(op, [sin_cos_tan(builder_at(op), op.operands[0], which)])
 
 
 class StableHLOAtan2(U.UpstreamOp):
@@ -609,7 +609,7 @@ def legalize_atan2(op) -> None:
     on it) and loses the sign of a tiny negative ``y`` (``atan2(-1e-34, -1.) = +pi``)."""
     out = mlir.aval_of(op.results[0])
     if dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:
-        _replace(op, [atan2(_builder(op), *op.operands)])
+        replace_op(op, [atan2(builder_at(op), *op.operands)])
 
 
 class StableHLOCbrt(U.UpstreamOp):
@@ -625,7 +625,7 @@ def legalize_cbrt(op) -> None:
     if not dtypes.is_float(out.dtype) or out.dtype.itemsize > 4:
         return
     (x,) = op.operands
-    lb = _builder(op)
+    lb = builder_at(op)
     f64 = out.update(dtype=np.dtype(np.float64))
     y0 = lb.op("stablehlo.cbrt", [x], out)
 
@@ -642,7 +642,7 @@ def legalize_cbrt(op) -> None:
             dtype=np.dtype(np.bool_)))], out.update(dtype=np.dtype(np.bool_))),
         lb.compare(y0, lb.constant(np.zeros(out.shape, out.dtype)), "EQ")],
         out.update(dtype=np.dtype(np.bool_)))
-    _replace(op, [lb.op("stablehlo.select", [keep, x, refined], out)])
+    replace_op(op, [lb.op("stablehlo.select", [keep, x, refined], out)])
 
 
 # ---- boolean concatenate ---------------------------------------------------------------------
@@ -659,13 +659,13 @@ def legalize_bool_concatenate(op) -> None:
     out = mlir.aval_of(op.results[0])
     if not dtypes.is_bool(out.dtype):
         return
-    lb = _builder(op)
+    lb = builder_at(op)
     i8 = np.dtype(np.int8)
     parts = [lb.op("stablehlo.convert", [x], mlir.aval_of(x).update(dtype=i8))
              for x in op.operands]
     cat = lb.op("stablehlo.concatenate", parts, out.update(dtype=i8),
                 dimension=op.attributes["dimension"])
-    _replace(op, [lb.compare(cat, lb.constant(np.zeros(out.shape, i8)), "NE")])
+    replace_op(op, [lb.compare(cat, lb.constant(np.zeros(out.shape, i8)), "NE")])
 
 
 # ---- boolean convert ------------------------------------------------------------------------
@@ -676,9 +676,9 @@ def legalize_bool_convert(op) -> None:
     src, out = mlir.aval_of(op.operands[0]), mlir.aval_of(op.results[0])
     if not dtypes.is_bool(src.dtype) or dtypes.is_bool(out.dtype):
         return
-    lb = _builder(op)
+    lb = builder_at(op)
     ones, zeros = (lb.constant(np.full(out.shape, v, out.dtype)) for v in (1, 0))
-    _replace(op, [lb.op("stablehlo.select", [op.operands[0], ones, zeros], out)])
+    replace_op(op, [lb.op("stablehlo.select", [op.operands[0], ones, zeros], out)])
 
 
 class StableHLOOr(U.UpstreamOp):
@@ -708,7 +708,7 @@ def legalize_bool_splat_logic(op) -> None:
             continue
         keep = value if bool(c.flat[0]) == absorbing else other
         if mlir.aval_of(keep) == out:
-            _replace(op, [keep])
+            replace_op(op, [keep])
             return
 
 

@@ -397,9 +397,10 @@ def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
         if missing and triple:
             raise CompilationError(
                 f"irax: IREE cannot compile {name} for {triple}: it calls the C math "
-                f"function {missing.group(1)} (float64 sin, cos, tan, tanh and atan2 are "
-                "library calls), which cross-compiled code cannot link; compute it in "
-                "float32, or compile for this machine")
+                f"function {missing.group(1)}, which cross-compiled code cannot link "
+                "(irax-expand-libm rewrites float64 sin, cos, tan, tanh, atan2, cbrt and "
+                "fmod and complex128 sin, cos, tan, tanh, exp, log, sqrt and power, not "
+                "this one); compute it in float32, or compile for this machine")
         raise CompilationError(f"irax: IREE failed to compile {name}:\n{err.text.strip()}")
     return vmfb
 
