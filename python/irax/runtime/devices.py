@@ -211,7 +211,8 @@ def device_count(backend: str | None = None) -> int:
 def trim_allocators() -> None:
     """Hands the buffers the caching allocators keep for reuse back to the system."""
     with _lock:
-        made = [d for key, devs in _state.items() if isinstance(key, tuple) for d in devs]
+        made = [d for key, devs in _state.items()
+                if isinstance(key, tuple) and not isinstance(devs, str) for d in devs]
     for d in made:
         for hal in d.hal_devices():
             hal.allocator.trim()
