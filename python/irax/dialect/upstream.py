@@ -112,6 +112,55 @@ class FlowTransfer(UpstreamOp):
     name = "flow.tensor.transfer"
 
 
+# elementwise math ops that irax-legalize-iree / irax-expand-libm rewrite for some dtypes
+class StableHLOSine(UpstreamOp):
+    name = "stablehlo.sine"
+
+
+class StableHLOCosine(UpstreamOp):
+    name = "stablehlo.cosine"
+
+
+class StableHLOTan(UpstreamOp):
+    name = "stablehlo.tan"
+
+
+class StableHLOTanh(UpstreamOp):
+    name = "stablehlo.tanh"
+
+
+class StableHLOExp(UpstreamOp):
+    name = "stablehlo.exponential"
+
+
+class StableHLOLog(UpstreamOp):
+    name = "stablehlo.log"
+
+
+class StableHLOSqrt(UpstreamOp):
+    name = "stablehlo.sqrt"
+
+
+class StableHLORsqrt(UpstreamOp):
+    name = "stablehlo.rsqrt"
+
+
+class StableHLOAtan2(UpstreamOp):
+    name = "stablehlo.atan2"
+
+
+class StableHLOCbrt(UpstreamOp):
+    name = "stablehlo.cbrt"
+
+
+class StableHLOPower(UpstreamOp):
+    name = "stablehlo.power"
+
+
+class StableHLORemainder(UpstreamOp):
+    name = "stablehlo.remainder"
+
+
 def op_class(op) -> type[Op] | type[UpstreamOp] | None:
     """The class of an operation (or OpView): an irax op class, an ``UpstreamOp`` class, or
     None. (A ``func.func`` OpView's ``name`` is its symbol, hence ``op.operation``.)"""

@@ -195,7 +195,7 @@ def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, ou
                  "in_avals": _format.encode_avals(in_avals),
                  "out_avals": _format.encode_avals(out_avals),
                  "donated": list(donated), "devices": n, "x64": bool(config.jax_enable_x64)}
-    modules = {}
+    modules, expanded = {}, None
     for target_name in names:
         named = _named(target_name, api)
         target = dataclasses.replace(named.target, num_devices=n)
@@ -208,10 +208,14 @@ def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, ou
                 raise ValueError(f"{api}: {target_name} takes programs on one device, but "
                                  f"{name} addresses {n}")
             device = _cuda_device_attr(target.cpu)
-        signed = _signed(module, meta, function, device)
+        base = module
         if target.backend == "llvm-cpu" and target.triple:   # no libm to link there
-            run_pipeline(signed, "builtin.module(irax-expand-libm)")
-        modules[target_name] = compile_module(signed, target, name)
+            if expanded is None:                              # once for every such target
+                expanded = clone_module(module)
+                run_pipeline(expanded, "builtin.module(irax-expand-libm)")
+            base = expanded
+        modules[target_name] = compile_module(_signed(base, meta, function, device),
+                                              target, name)
     return Exported(name, in_tree, out_tree, in_avals, out_avals, donated, n, modules,
                     stablehlo, function)
 

@@ -78,3 +78,16 @@ class LoweringBuilder:
 
     def ret(self, values):
         self.create("stablehlo.return", values, [])
+
+
+def builder_at(op) -> LoweringBuilder:
+    """A builder that inserts before ``op``, at its location, typed by its results."""
+    return LoweringBuilder(mlir.ir().InsertionPoint(op), op.location,
+                           [mlir.aval_of(r) for r in op.results])
+
+
+def replace_op(op, values) -> None:
+    """Replaces every use of ``op``'s results by ``values`` and erases ``op``."""
+    for old, new in zip(op.results, values):
+        old.replace_all_uses_with(new)
+    op.erase()

@@ -22,73 +22,34 @@ from irax.dialect import mlir
 from irax.dialect import upstream as U
 from irax.dialect.upstream import op_class
 from irax.lowering import libm64
-from irax.passes.legalize_iree import (
-    StableHLOAtan2,
-    StableHLOCbrt,
-    StableHLOCosine,
-    StableHLOExp,
-    StableHLOPower,
-    StableHLOSine,
-    StableHLOTan,
-    builder_at,
-    replace_op,
-)
+from irax.lowering.builder import builder_at, replace_op
 from irax.passes.registry import ModulePass, register_pass
-
-
-class StableHLOTanh(U.UpstreamOp):
-    """``stablehlo.tanh`` (float64 ones rewritten by ``irax-expand-libm``)."""
-
-    name = "stablehlo.tanh"
-
-
-class StableHLOLog(U.UpstreamOp):
-    """``stablehlo.log`` (complex128 ones rewritten by ``irax-expand-libm``)."""
-
-    name = "stablehlo.log"
-
-
-class StableHLOSqrt(U.UpstreamOp):
-    """``stablehlo.sqrt`` (complex128 ones rewritten by ``irax-expand-libm``)."""
-
-    name = "stablehlo.sqrt"
-
-
-class StableHLORsqrt(U.UpstreamOp):
-    """``stablehlo.rsqrt`` (complex128 ones rewritten by ``irax-expand-libm``)."""
-
-    name = "stablehlo.rsqrt"
-
-
-class StableHLORemainder(U.UpstreamOp):
-    """``stablehlo.remainder`` (float64 ones rewritten by ``irax-expand-libm``)."""
-
-    name = "stablehlo.remainder"
-
 
 #: op class -> its float64 expansion, given the builder and the operands
 EXPANSIONS = {
-    StableHLOSine: lambda lb, x: libm64.sin_cos_tan(lb, x, "sin"),
-    StableHLOCosine: lambda lb, x: libm64.sin_cos_tan(lb, x, "cos"),
-    StableHLOTan: lambda lb, x: libm64.sin_cos_tan(lb, x, "tan"),
-    StableHLOTanh: libm64.tanh,
-    StableHLOAtan2: libm64.atan2_64,
-    StableHLOCbrt: libm64.cbrt,
-    StableHLORemainder: libm64.fmod,
+    U.StableHLOSine: lambda lb, x: libm64.sin_cos_tan(lb, x, "sin"),
+    U.StableHLOCosine: lambda lb, x: libm64.sin_cos_tan(lb, x, "cos"),
+    U.StableHLOTan: lambda lb, x: libm64.sin_cos_tan(lb, x, "tan"),
+    U.StableHLOTanh: libm64.tanh,
+    U.StableHLOAtan2: libm64.atan2_64,
+    U.StableHLOCbrt: libm64.cbrt,
+    U.StableHLORemainder: libm64.fmod,
 }
 
 #: op class -> its complex128 expansion
 COMPLEX_EXPANSIONS = {
-    StableHLOSine: lambda lb, z: libm64.complex_trig64(lb, z, "sin"),
-    StableHLOCosine: lambda lb, z: libm64.complex_trig64(lb, z, "cos"),
-    StableHLOTan: lambda lb, z: libm64.complex_trig64(lb, z, "tan"),
-    StableHLOExp: lambda lb, z: libm64.complex_trig64(lb, z, "exp"),
-    StableHLOLog: libm64.complex_log,
-    StableHLOSqrt: libm64.complex_sqrt,
-    StableHLORsqrt: libm64.complex_rsqrt,
-    StableHLOTanh: libm64.complex_tanh,
-    StableHLOPower: libm64.complex_power,
+    U.StableHLOSine: lambda lb, z: libm64.complex_trig64(lb, z, "sin"),
+    U.StableHLOCosine: lambda lb, z: libm64.complex_trig64(lb, z, "cos"),
+    U.StableHLOTan: lambda lb, z: libm64.complex_trig64(lb, z, "tan"),
+    U.StableHLOExp: lambda lb, z: libm64.complex_trig64(lb, z, "exp"),
+    U.StableHLOLog: libm64.complex_log,
+    U.StableHLOSqrt: libm64.complex_sqrt,
+    U.StableHLORsqrt: libm64.complex_rsqrt,
+    U.StableHLOTanh: libm64.complex_tanh,
+    U.StableHLOPower: libm64.complex_power,
 }
+
+_BY_DTYPE = {np.dtype(np.float64): EXPANSIONS, np.dtype(np.complex128): COMPLEX_EXPANSIONS}
 
 
 @register_pass
@@ -102,8 +63,7 @@ class ExpandLibm(ModulePass):
         todo = []
 
         def visit(op):
-            table = {np.float64: EXPANSIONS, np.complex128: COMPLEX_EXPANSIONS}.get(
-                mlir.aval_of(op.results[0]).dtype.type) if op.results else None
+            table = _BY_DTYPE.get(mlir.aval_of(op.results[0]).dtype) if op.results else None
             expand = table.get(op_class(op)) if table else None
             if expand is not None:
                 todo.append((expand, op))

@@ -77,7 +77,7 @@ from irax.dialect.indexing import clamp_start_indices
 from irax.dialect.scatter import ScatterAdd, region_combiner, scatter
 from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
-from irax.lowering.builder import LoweringBuilder
+from irax.lowering.builder import builder_at, replace_op
 from irax.lowering.sort_network import network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
 from irax.lowering.while_carries import pack_forwarded_carries
@@ -106,17 +106,6 @@ class LegalizeIREE(ModulePass):
         module.operation.walk(visit)
         for pattern, op in todo:
             pattern(op)
-
-
-def builder_at(op) -> LoweringBuilder:
-    return LoweringBuilder(mlir.ir().InsertionPoint(op), op.location,
-                           [mlir.aval_of(r) for r in op.results])
-
-
-def replace_op(op, values) -> None:
-    for old, new in zip(op.results, values):
-        old.replace_all_uses_with(new)
-    op.erase()
 
 
 def _attr_dict(op) -> dict:
@@ -516,12 +505,6 @@ def legalize_fft(op) -> None:
 
 
 # ---- float power of a negative base ---------------------------------------------------------
-class StableHLOPower(U.UpstreamOp):
-    """``stablehlo.power`` (the op ``legalize_float_power`` rewrites)."""
-
-    name = "stablehlo.power"
-
-
 def legalize_float_power(op) -> None:
     """A float power as ``|x| ** y`` with the sign and NaN rules of C's ``pow`` put back:
     IREE 3.13 computes ``exp(y * log(x))``, so a negative base gave NaN even for an integer
@@ -556,32 +539,8 @@ def legalize_float_power(op) -> None:
 
 
 # ---- float32 sin, cos, tan --------------------------------------------------------------------
-class StableHLOSine(U.UpstreamOp):
-    """``stablehlo.sine`` (rewritten by ``legalize_trig``)."""
-
-    name = "stablehlo.sine"
-
-
-class StableHLOCosine(U.UpstreamOp):
-    """``stablehlo.cosine`` (rewritten by ``legalize_trig``)."""
-
-    name = "stablehlo.cosine"
-
-
-class StableHLOTan(U.UpstreamOp):
-    """``stablehlo.tan`` (rewritten by ``legalize_trig``)."""
-
-    name = "stablehlo.tan"
-
-
-class StableHLOExp(U.UpstreamOp):
-    """``stablehlo.exponential`` (rewritten by ``legalize_trig`` when complex)."""
-
-    name = "stablehlo.exponential"
-
-
-_TRIG = {StableHLOSine: "sin", StableHLOCosine: "cos", StableHLOTan: "tan",
-         StableHLOExp: "exp"}
+_TRIG = {U.StableHLOSine: "sin", U.StableHLOCosine: "cos", U.StableHLOTan: "tan",
+         U.StableHLOExp: "exp"}
 
 
 def legalize_trig(op) -> None:
@@ -597,12 +556,6 @@ def legalize_trig(op) -> None:
         replace_op(op, [sin_cos_tan(builder_at(op), op.operands[0], which)])
 
 
-class StableHLOAtan2(U.UpstreamOp):
-    """``stablehlo.atan2`` (rewritten by ``legalize_atan2``)."""
-
-    name = "stablehlo.atan2"
-
-
 def legalize_atan2(op) -> None:
     """A float32 (float16, bfloat16) ``atan2`` as ``lowering/trig.py``'s float64 one: IREE
     3.13's float32 expansion is 30 ulp off (``arctan``, ``arcsin``, ``arccos`` are built
@@ -610,12 +563,6 @@ def legalize_atan2(op) -> None:
     out = mlir.aval_of(op.results[0])
     if dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:
         replace_op(op, [atan2(builder_at(op), *op.operands)])
-
-
-class StableHLOCbrt(U.UpstreamOp):
-    """``stablehlo.cbrt`` (rewritten by ``legalize_cbrt``)."""
-
-    name = "stablehlo.cbrt"
 
 
 def legalize_cbrt(op) -> None:
@@ -742,13 +689,13 @@ PATTERNS = {
     U.StableHLOConstant: legalize_complex128_constant,
     StableHLOFft: legalize_fft,
     U.StableHLODotGeneral: legalize_unsigned_dot,
-    StableHLOPower: legalize_float_power,
-    StableHLOSine: legalize_trig,
-    StableHLOCosine: legalize_trig,
-    StableHLOTan: legalize_trig,
-    StableHLOExp: legalize_trig,
-    StableHLOAtan2: legalize_atan2,
-    StableHLOCbrt: legalize_cbrt,
+    U.StableHLOPower: legalize_float_power,
+    U.StableHLOSine: legalize_trig,
+    U.StableHLOCosine: legalize_trig,
+    U.StableHLOTan: legalize_trig,
+    U.StableHLOExp: legalize_trig,
+    U.StableHLOAtan2: legalize_atan2,
+    U.StableHLOCbrt: legalize_cbrt,
     StableHLOConcatenate: legalize_bool_concatenate,
     StableHLOConvert: legalize_bool_convert,
     StableHLOOr: legalize_bool_splat_logic,
