@@ -287,8 +287,13 @@ def scan_rnn(ctx: Context):
             _f32(d, seed=3, scale=0.1), _f32(1000, d, seed=4), np.zeros(d, np.float32))
     makers = _both(_rnn, *args)
     makers["numpy"] = lambda: (lambda: _rnn_np(*args))
-    return [measure(ctx, "scan", "jit lax.scan RNN 1000 steps, hidden 64", makers,
+    rows = [measure(ctx, "scan", "jit lax.scan RNN 1000 steps, hidden 64", makers,
                     reps=ctx.r(7, 3), notes=["NumPy: a Python loop"])]
+    loss = (lambda np_mod, lax_mod, *a: np_mod.sum(_rnn(np_mod, lax_mod, *a)))
+    grads = _both(loss, *args, transform=lambda mod, f: mod.grad(f, argnums=(0, 1)))
+    rows.append(measure(ctx, "scan", "jit grad of the scan RNN (w, u)", grads,
+                        reps=ctx.r(7, 3), notes=["backward: a reverse scan over the VJP"]))
+    return rows
 
 
 # 6. Hessian

@@ -2,6 +2,7 @@
 associative_scan, select_n — forward, jit, grad (incl. while loops with data-dependent
 trip counts), vmap; against NumPy, finite differences and real JAX."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -280,3 +281,54 @@ def test_compiled_loops_are_deterministic():
     for _ in range(40):
         for got, want in zip(g(x, a), first):
             np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def _input_rnn(np_mod, lax_mod, w, u, xs, reverse):
+    def step(h, x):
+        h = np_mod.tanh(h @ w + np_mod.sin(x) @ u)
+        return h, h * 2.0
+    h, ys = lax_mod.scan(step, np_mod.zeros(w.shape[0], np.float32), xs, reverse=reverse)
+    return np_mod.sum(h) + np_mod.sum(ys * ys)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_input_work_runs_batched_before_the_loop(reverse):
+    """irax-hoist-scan-inputs: sin(x_i) @ u leaves the loop as one product over all steps
+    (the forward scan and the transposed one); values and gradients equal JAX's."""
+    jax = pytest.importorskip("jax")
+    rng = np.random.default_rng(1)
+    w = (rng.standard_normal((5, 5)) * 0.4).astype(np.float32)
+    u = (rng.standard_normal((3, 5)) * 0.4).astype(np.float32)
+    xs = rng.standard_normal((40, 3)).astype(np.float32)
+    ours = irax.jit(irax.value_and_grad(
+        lambda w, u, xs: _input_rnn(jnp, lax, w, u, xs, reverse), argnums=(0, 1, 2)))
+    text = ours.lower(w, u, xs).as_text("stablehlo")
+    assert len(re.findall(r"call @scan_inputs\w*_vmap", text)) == 2   # forward, transpose
+    value, grads = ours(w, u, xs)
+    jvalue, jgrads = jax.value_and_grad(
+        lambda w, u, xs: _input_rnn(jax.numpy, jax.lax, w, u, xs, reverse),
+        argnums=(0, 1, 2))(w, u, xs)
+    np.testing.assert_allclose(float(value), float(jvalue), rtol=2e-5)
+    for g, jg in zip(grads, jgrads):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(jg), rtol=1e-4, atol=1e-5)
+
+
+def test_scan_inputs_stay_in_the_loop_when_batching_fails(monkeypatch):
+    """Hoisting is an optimization: when the step's work cannot be batched, the scan is
+    left as it was (same results), never an error."""
+    from irax.passes import hoist_scan_inputs
+
+    def refuse(*args, **kwargs):
+        raise irax.errors.IRError("no batching rule here")
+
+    monkeypatch.setattr(hoist_scan_inputs, "expand_module", refuse)
+    w = np.full((3, 3), 0.3, np.float32)
+    xs = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+
+    def f(w, xs):
+        return lax.scan(lambda h, x: (jnp.tanh(h @ w + jnp.sin(x)), None),
+                        jnp.zeros(3), xs)[0]
+
+    jf = irax.jit(f)
+    assert "scan_inputs" not in jf.lower(w, xs).as_text("stablehlo")
+    np.testing.assert_allclose(np.asarray(jf(w, xs)), np.asarray(f(w, xs)), rtol=1e-6)

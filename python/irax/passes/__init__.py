@@ -7,6 +7,7 @@ from irax.passes import (  # noqa: F401,E402 - register the passes
     dce,
     expand_libm,
     expand_transforms,
+    hoist_scan_inputs,
     inline,
     legalize_iree,
     loop_kernels,

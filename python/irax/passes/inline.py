@@ -42,10 +42,15 @@ def _callee(op) -> str:
 def inline_calls(fn, table, depth: int = 0, limit: int = 64) -> int:
     """Inlines every call in ``fn`` (recursively, callees first); returns how many. A call
     nested more than ``limit`` calls deep (a recursive function) is an error at that call."""
+    return inline_block(fn.regions[0].blocks[0], table, depth, limit)
+
+
+def inline_block(block, table, depth: int = 0, limit: int = 64, only=None) -> int:
+    """``inline_calls`` for the calls of one block (a function's body or a region op's);
+    ``only(call)`` picks the calls to inline (all when None)."""
     count = 0
-    block = fn.regions[0].blocks[0]
     for op in list(block.operations):
-        if not _is_call(op):
+        if not _is_call(op) or (only is not None and not only(op)):
             continue
         callee = table.get(_callee(op))
         if callee is None or len(callee.regions[0].blocks) != 1:

@@ -13,8 +13,8 @@ PIPELINES: dict[str, str] = {
     # what an eager transformation (grad outside jit) runs before the interpreter
     "irax-eager": "irax-expand-transforms, irax-shard",
     # the traced module to portable StableHLO
-    "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-dce, irax-symbol-dce, "
-                         "irax-lower-to-stablehlo",
+    "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-hoist-scan-inputs, "
+                         "irax-dce, irax-symbol-dce, irax-lower-to-stablehlo",
     # what jit hands to IREE; without source locations, so that the compile cache does not
     # depend on line numbers (the "stablehlo" stage keeps them)
     "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, strip-debuginfo",
