@@ -213,3 +213,24 @@ def test_a_program_for_another_cpu_device_compiles_first(tiering):
         assert out.devices() == {second}
     finally:
         config.update("jax_num_cpu_devices", old)
+
+
+def test_a_slow_interpreted_call_makes_the_next_calls_wait(tiering, monkeypatch):
+    """Only the first call is interpreted when it took longer than SLOW_CALL_SECONDS (it
+    would compete with the compilation for the cores); the second waits for the program."""
+    c = _fresh()
+    jf = irax.jit(lambda x: jnp.cos(x) * c)
+    x = np.linspace(0, 1, 8, dtype=np.float32)
+    monkeypatch.setattr(tiered, "SLOW_CALL_SECONDS", 0.0)   # every call counts as slow
+    before = tiered.stats["interpreted_calls"]
+    first = jf(x)
+    assert tiered.stats["interpreted_calls"] == before + 1
+    second = jf(x)                      # waited for the background compile
+    assert _entry(jf).executable is not None
+    assert tiered.stats["interpreted_calls"] == before + 1
+    np.testing.assert_allclose(np.asarray(first), np.asarray(second), rtol=2e-7)
+    # fast interpreted calls (the default threshold) keep interpreting meanwhile
+    monkeypatch.setattr(tiered, "SLOW_CALL_SECONDS", 60.0)
+    jg = irax.jit(lambda x: jnp.sin(x) * _fresh())
+    jg(x)
+    assert _entry(jg).tier.slow is False

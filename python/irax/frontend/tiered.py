@@ -12,6 +12,12 @@ as every later call does:
     f(x)     # traced; compiling in the background; this call interpreted
     f(x)     # compiled by now? then the program runs, else interpreted again
 
+An interpreted call that took more than ``SLOW_CALL_SECONDS`` makes the next calls wait
+for the compiled program instead: such calls compete with the compilation for the cores
+(a training step interpreted at 100 ms a call on 2 cores slowed IREE's 5 s compile to
+7.5 s, so 75 interpreted steps cost more than waiting), so only the first call is
+interpreted.
+
 The results are the same arrays either way (same shapes, dtypes, weak types, devices:
 the interpreter is the semantics every compiled result is tested against); values may
 differ in the last bits of transcendental functions, where NumPy's and IREE's
@@ -34,6 +40,7 @@ import atexit
 import logging
 import queue
 import threading
+import time
 from concurrent.futures import Future
 
 import numpy as np
@@ -52,13 +59,15 @@ log = logging.getLogger("irax")
 
 #: how a specialization's first call went: compiled now, or interpreted meanwhile
 stats = {"interpreted_calls": 0, "background_compiles": 0}
+#: an interpreted call slower than this makes later calls wait for the compiled program
+SLOW_CALL_SECONDS = 0.02
 
 
 class _Tier:
     """A specialization's interpreted tier: its expanded module, the compilation under
     way, and what is needed to install the result."""
 
-    __slots__ = ("module", "future", "program", "device", "name", "failed")
+    __slots__ = ("module", "future", "program", "device", "name", "failed", "slow")
 
     def __init__(self, module, future, program, device, name):
         self.module = module
@@ -67,6 +76,7 @@ class _Tier:
         self.device = device
         self.name = name
         self.failed = False
+        self.slow = False       # an interpreted call took more than SLOW_CALL_SECONDS
 
 
 def eligible(entry, device, program) -> bool:
@@ -92,9 +102,9 @@ def call(entry, device, name: str, leaves):
             return None
     if tier is False:
         return None
-    if tier.future.done() and not tier.failed:
+    if (tier.future.done() or tier.slow) and not tier.failed:
         try:
-            vmfb = tier.future.result()
+            vmfb = tier.future.result()     # waits when interpreting was slow
         except Exception as e:  # noqa: BLE001 - compile errors of every kind
             tier.failed = True
             log.warning("irax.jit(%s): IREE could not compile it in the background; it "
@@ -137,9 +147,11 @@ def _start(entry, device, name: str):
 
 
 def _interpret(entry, tier, leaves):
+    start = time.perf_counter()
     arrays = [concrete_value(x)[0] for x in leaves]
     outs = evaluate_function(tier.module, "main", arrays)
     stats["interpreted_calls"] += 1
+    tier.slow = time.perf_counter() - start > SLOW_CALL_SECONDS
     results = [Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a)
                for o, a in zip(outs, entry.out_avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)
