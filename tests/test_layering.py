@@ -26,7 +26,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("lax", ("irax.lax",)),
     ("numpy", ("irax.numpy",)),
     ("libraries", ("irax.random", "irax.nn", "irax.scipy", "irax.optim", "irax.export",
-                   "irax.aot")),
+                   "irax.aot", "irax.example_libraries")),
     ("api", ("irax",)),
 ]
 #: layers that must not reach the runtime although it ranks below them: the IR layers
