@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 BASE := $(VENV)/.installed-base
 STAMP := $(VENV)/.installed
+EXAMPLES := $(VENV)/.installed-examples
+DEMO_FLAGS ?= --out build/demo
 
 .PHONY: test demo lint pytest lit bench clean venv
 
@@ -15,6 +17,11 @@ $(BASE): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e .
 	touch $(BASE)
+
+# plus what the examples need (scikit-learn, tqdm, matplotlib): still no test toolchain
+$(EXAMPLES): $(BASE)
+	$(PY) -m pip install --quiet -e '.[examples]'
+	touch $(EXAMPLES)
 
 # plus the test toolchain and oracles (JAX, pytest, lit, ruff, ...)
 $(STAMP): $(BASE)
@@ -32,8 +39,9 @@ pytest: $(STAMP)
 lit: $(STAMP)
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(VENV)/bin/lit -sv tests/lit
 
-demo: $(BASE)
-	$(PY) examples/quickstart.py
+# train an MLP on scikit-learn's digits, plot its curves, export and reload it
+demo: $(EXAMPLES)
+	$(PY) examples/digits.py $(DEMO_FLAGS)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py $(BENCH_FLAGS)

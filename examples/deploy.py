@@ -5,11 +5,13 @@ runtime is installed (docs/deploy.md).
 
 Step 1 (here, with the compiler): train a little, export predict for the portable "cpu"
 target and save it as one .vmfb. Step 2 (a fresh process in which `iree.compiler` cannot
-be imported): load the file with irax.aot and predict. The example checks that both
-processes agree.
+be imported): load the file with irax.aot and predict. Step 3: run the same file with
+IREE's `iree-run-module` tool (no Python), inputs and output as .npy files. The example
+checks that all three agree.
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -71,9 +73,25 @@ def main() -> None:
         """)
         subprocess.run([sys.executable, "-c", deploy], check=True)
         on_device = np.load(os.path.join(d, "out.npy"))
+
+        # Step 3: no Python at all: IREE's own command-line runner, the arguments flattened
+        # in pytree order (dict keys sorted: b1, w1, w2, then x)
+        tool = shutil.which("iree-run-module") or os.path.join(
+            os.path.dirname(sys.executable), "iree-run-module")
+        inputs = []
+        for i, leaf in enumerate(irax.tree.leaves((params, x[:8]))):
+            inputs.append(os.path.join(d, f"arg{i}.npy"))
+            np.save(inputs[-1], np.asarray(leaf))
+        cmd = [tool, "--device=local-sync", f"--module={path}", "--function=main",
+               *[f"--input=@{p}" for p in inputs], f"--output=@{os.path.join(d, 'cli.npy')}"]
+        print("$", " ".join(os.path.basename(c) if c == tool else c for c in cmd))
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        from_cli = np.load(os.path.join(d, "cli.npy"))
     here = np.asarray(irax.jit(predict)(params, x[:8]))
     np.testing.assert_allclose(on_device, here, rtol=1e-5, atol=1e-6)
-    print(f"the deployed predictions match: max difference {np.abs(on_device - here).max():.2e}")
+    np.testing.assert_allclose(from_cli, here, rtol=1e-5, atol=1e-6)
+    print(f"the deployed predictions match: max difference {np.abs(on_device - here).max():.2e}"
+          f" (irax.aot.load), {np.abs(from_cli - here).max():.2e} (iree-run-module)")
 
 
 if __name__ == "__main__":
