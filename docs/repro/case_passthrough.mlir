@@ -2,8 +2,10 @@
 // computed result fails at run time when the other branch is taken ("ref is null; while
 // invoking native function hal.buffer_view.create"). Two results both passed through, one
 // argument passed through beside two computed ones, or values computed before the case
-// passed through all work. irax's lax.cond under jit hits it (tests/optim/test_optim_wrappers.py
-// keeps a strict xfail). Reproduce (input3 >= 0 takes the computing branch):
+// passed through all work; three arguments of three passed through fail too. irax's
+// lax.cond under jit hit it; irax-legalize-iree now rewrites such cases
+// (python/irax/lowering/case_passthrough.py). Reproduce (input3 >= 0 takes the computing
+// branch):
 //   iree-compile --iree-hal-target-device=local --iree-hal-local-target-device-backends=llvm-cpu \
 //     --iree-llvmcpu-target-cpu=host \
 //     docs/repro/case_passthrough.mlir -o /tmp/case.vmfb

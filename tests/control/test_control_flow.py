@@ -332,3 +332,22 @@ def test_scan_inputs_stay_in_the_loop_when_batching_fails(monkeypatch):
     jf = irax.jit(f)
     assert "scan_inputs" not in jf.lower(w, xs).as_text("stablehlo")
     np.testing.assert_allclose(np.asarray(jf(w, xs)), np.asarray(f(w, xs)), rtol=1e-6)
+
+
+def test_cond_passing_arguments_through_under_jit_matches_jax():
+    """Branches returning arguments unchanged beside computed results (IREE 3.13 failed at
+    run time on them: lowering/case_passthrough.py), both branches taken, against JAX."""
+    jax = pytest.importorskip("jax")
+
+    def f(lax_mod, np_mod, a, b, c, n):
+        three = lax_mod.cond(n >= 0, lambda: (a + 1, b * 2, c - 1), lambda: (a, b, c))
+        two = lax_mod.cond(n >= 0, lambda: (a, b, np_mod.sin(c)), lambda: (a * c, b, c))
+        return three, two
+
+    a, b, c = (np.linspace(-1, 1, 4, dtype=np.float32) * k for k in (1, 2, 3))
+    ours = irax.jit(lambda *x: f(lax, jnp, *x))
+    for n in (1.0, -1.0):
+        got = ours(a, b, c, n)
+        want = f(jax.lax, jax.numpy, a, b, c, n)
+        for g, w in zip(irax.tree.leaves(got), jax.tree.leaves(want)):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6)

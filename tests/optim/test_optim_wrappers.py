@@ -153,20 +153,19 @@ def test_multi_steps_has_updated():
 # irax bugs found while testing (not of irax.optim; apply_if_finite and MultiSteps select
 # instead of using lax.cond, so they do not meet them); strict, so that a fix shows
 
-@pytest.mark.xfail(strict=True, reason="irax bug: a jitted lax.cond with three or more "
-                   "results that one branch passes through from the arguments fails in "
-                   "IREE's runtime (hal.buffer_view.create: ref is null)")
 def test_cond_passing_three_arguments_through():
+    """A jitted cond whose branch passes three arguments through failed in IREE's runtime
+    ("ref is null ... hal.buffer_view.create"): lowering/case_passthrough.py."""
     x = jnp.ones(3)
     got = irax.jit(lambda a, b, c, n: irax.lax.cond(
         n >= 0, lambda: (a + 1, b + 1, c + 1), lambda: (a, b, c)))(x, x, x, 1.0)
     np.testing.assert_allclose(np.asarray(got[2]), [2.0, 2.0, 2.0])
 
 
-@pytest.mark.xfail(strict=True, reason="irax bug: a lax.cond whose branch computes on two "
-                   "loop carries and passes them through, inside a jitted lax.scan, fails in "
-                   "IREE's runtime (command_buffer_validation: OUT_OF_RANGE)")
 def test_cond_in_scan():
+    """A cond computing on two carries or passing them through, inside a jitted scan,
+    failed in IREE's runtime (command_buffer_validation OUT_OF_RANGE), fixed with the
+    same rewrite (lowering/case_passthrough.py)."""
     def run(p, xs):
         def body(c, n):
             p, m = c

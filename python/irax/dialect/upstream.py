@@ -69,6 +69,10 @@ class StableHLOWhile(UpstreamOp):
     name = "stablehlo.while"
 
 
+class StableHLOCase(UpstreamOp):
+    name = "stablehlo.case"
+
+
 class ScfWhile(UpstreamOp):
     """A loop on scalars inside a ``linalg.generic`` (``irax-loop-kernels``)."""
     name = "scf.while"

@@ -48,6 +48,10 @@ pattern):
   ``or`` / ``and`` with a splat constant folded to what it is (IREE 3.13 reduced a converted
   mask it had folded to all true to 1 per row: ``jnp.sum(m == m, -1)`` and
   ``jnp.sum(m | True, -1)`` were ``[1 1 1]``, not 4).
+- a ``stablehlo.case`` branch that returns two or more values from outside the case beside
+  one it computes: zeros there, and selects after the case (``lowering/case_passthrough.py``;
+  IREE 3.13 fails at run time when another branch runs: "ref is null ...
+  hal.buffer_view.create").
 - donation: ``jax.buffer_donor`` is dropped: the caller still deletes donated arrays, but
   IREE gets no aliasing. Its ``iree.abi.output = j`` makes an argument's buffer the storage
   of result ``j`` without knowing the argument is read too: IREE 3.13 wrote results into
@@ -78,6 +82,7 @@ from irax.dialect.scatter import ScatterAdd, region_combiner, scatter
 from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import builder_at, replace_op
+from irax.lowering.case_passthrough import lift_passthrough
 from irax.lowering.sort_network import network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
 from irax.lowering.while_carries import pack_forwarded_carries
@@ -679,6 +684,7 @@ def alias_donated_arguments(fn) -> None:
 PATTERNS = {
     U.StableHLOSort: legalize_sort,
     U.StableHLOWhile: pack_forwarded_carries,
+    U.StableHLOCase: lift_passthrough,
     U.StableHLOGather: legalize_gather,
     U.StableHLOScatter: legalize_scatter,
     U.StableHLOReduce: legalize_reduce,
