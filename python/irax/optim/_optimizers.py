@@ -96,10 +96,8 @@ def nadamw(learning_rate, b1=0.9, b2=0.999, eps=1e-8, eps_root=0.0, mu_dtype=Non
            weight_decay=1e-4, mask=None, *, nesterov: bool = True
            ) -> GradientTransformationExtraArgs:
     """NAdamW: :func:`adamw` with Nesterov's look-ahead moment (``optax.nadamw``)."""
-    return chain(T.scale_by_adam(b1=b1, b2=b2, eps=eps, eps_root=eps_root, mu_dtype=mu_dtype,
-                                 nesterov=nesterov),
-                 T.add_decayed_weights(weight_decay, mask),
-                 scale_by_learning_rate(learning_rate))
+    return adamw(learning_rate, b1, b2, eps, eps_root, mu_dtype, weight_decay, mask,
+                 nesterov=nesterov)
 
 
 @_public
