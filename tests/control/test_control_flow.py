@@ -11,6 +11,7 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import lax
+from irax.passes import hoist_scan_inputs
 
 
 def _jax():
@@ -316,12 +317,10 @@ def test_scan_input_work_runs_batched_before_the_loop(reverse):
 def test_scan_inputs_stay_in_the_loop_when_batching_fails(monkeypatch):
     """Hoisting is an optimization: when the step's work cannot be batched, the scan is
     left as it was (same results), never an error."""
-    from irax.passes import hoist_scan_inputs
-
     def refuse(*args, **kwargs):
         raise irax.errors.IRError("no batching rule here")
 
-    monkeypatch.setattr(hoist_scan_inputs, "expand_module", refuse)
+    monkeypatch.setattr(hoist_scan_inputs, "expand_function", refuse)
     w = np.full((3, 3), 0.3, np.float32)
     xs = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
 

@@ -8,6 +8,7 @@ import pytest
 import irax
 import irax.numpy as jnp
 import irax.optim as optim
+from irax.config import config
 
 jax = pytest.importorskip("jax")
 optax = pytest.importorskip("optax")
@@ -125,8 +126,6 @@ def reference32():
 
 @pytest.fixture(scope="module")
 def reference64():
-    from irax.config import config
-
     jax.config.update("jax_enable_x64", True)
     config.update("jax_enable_x64", True)
     try:

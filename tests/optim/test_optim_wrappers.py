@@ -150,8 +150,8 @@ def test_multi_steps_has_updated():
     assert ms.inner_opt is not None
 
 
-# irax bugs found while testing (not of irax.optim; apply_if_finite and MultiSteps select
-# instead of using lax.cond, so they do not meet them); strict, so that a fix shows
+# two lax.cond failures found while testing irax.optim (IREE's, worked around in
+# irax-legalize-iree); apply_if_finite and MultiSteps use lax.cond as Optax does
 
 def test_cond_passing_three_arguments_through():
     """A jitted cond whose branch passes three arguments through failed in IREE's runtime

@@ -1,6 +1,7 @@
 """irax.example_libraries: ``jax.example_libraries``' two small libraries, on irax.
 
-    from irax.example_libraries import optimizers, stax
+With ``from irax.example_libraries import optimizers, stax``::
+
     init_fun, apply_fun = stax.serial(stax.Dense(32), stax.Relu, stax.Dense(10))
     opt_init, opt_update, get_params = optimizers.adam(1e-3)
 

@@ -1,7 +1,8 @@
 """Optimizers as ``(init_fun, update_fun, get_params)`` triples
 (``jax.example_libraries.optimizers``' names, state layout and numerics).
 
-    from irax.example_libraries import optimizers
+With ``from irax.example_libraries import optimizers``::
+
     opt_init, opt_update, get_params = optimizers.adam(1e-3)
     opt_state = opt_init(params)
 

@@ -1,7 +1,8 @@
 """Stax, a tiny neural-network library of (init_fun, apply_fun) pairs
 (``jax.example_libraries.stax``'s names and behaviour).
 
-    from irax.example_libraries import stax
+With ``from irax.example_libraries import stax``::
+
     init_fun, apply_fun = stax.serial(stax.Conv(8, (3, 3), padding="SAME"), stax.Relu,
                                       stax.MaxPool((2, 2), strides=(2, 2)), stax.Flatten,
                                       stax.Dense(10), stax.LogSoftmax)

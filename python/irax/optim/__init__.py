@@ -1,7 +1,8 @@
 """irax.optim: gradient transformations, optimizers, losses and schedules with Optax's
 design, names, state pytrees and numerics.
 
-    import irax.optim as optim
+With ``import irax.optim as optim``::
+
     opt = optim.adam(1e-3)
     state = opt.init(params)
     updates, state = opt.update(grads, state, params)

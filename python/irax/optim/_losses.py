@@ -1,6 +1,7 @@
 """Loss functions with Optax's names, signatures, numerics and dtypes (``optax.losses``).
 
-    import irax.optim as optim
+With ``import irax.optim as optim``::
+
     loss = optim.softmax_cross_entropy_with_integer_labels(logits, labels).mean()
     grads = irax.grad(lambda p: optim.l2_loss(model(p, x), y).mean())(params)
 

@@ -1,7 +1,8 @@
 """Learning-rate schedules with Optax's names, signatures and numerics
 (``optax.schedules``).
 
-    import irax.optim as optim
+With ``import irax.optim as optim``::
+
     lr = optim.warmup_cosine_decay_schedule(0.0, 1e-3, warmup_steps=100, decay_steps=1000)
     lr(0), lr(100), lr(jnp.asarray(550))      # scalars; the step may be traced under jit
     opt = optim.adam(learning_rate=lr)

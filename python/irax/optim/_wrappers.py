@@ -20,8 +20,8 @@ from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
+from irax import lax, random
 from irax import numpy as jnp
-from irax import random
 from irax.core import dtypes
 from irax.core import tree_util as tu
 from irax.optim._base import (
@@ -446,14 +446,12 @@ class MultiSteps:
                 skip_state=skip_state)
             return tu.tree_map(lambda u: emit * u, final), new_state
 
-        new_updates, new_state = do_update(updates, state, params)
         if should_skip is None:
-            return new_updates, new_state
-        # a skipped step: zero updates and the state unchanged but for skip_state (both
-        # outcomes are computed and selected, as lax.cond does under vmap)
-        skipped = state._replace(skip_state=skip_state)
-        return (_where_tree(should_skip, _zeros_like(new_updates), new_updates),
-                _where_tree(should_skip, skipped, new_state))
+            return do_update(updates, state, params)
+        # a skipped step: zero updates and the state unchanged but for skip_state
+        return lax.cond(should_skip,
+                        lambda: (_zeros_like(updates), state._replace(skip_state=skip_state)),
+                        lambda: do_update(updates, state, params))
 
     def has_updated(self, state):
         """True after the step that applied the inner optimizer."""
@@ -499,12 +497,10 @@ def apply_if_finite(inner: GradientTransformation, max_consecutive_errors: int
         notfinite_count = jnp.where(isfinite, jnp.zeros([], jnp.int32),
                                     safe_increment(state.notfinite_count))
 
-        # both outcomes are computed and selected (as lax.cond does under vmap)
         apply = jnp.logical_or(isfinite, notfinite_count > max_consecutive_errors)
-        new_updates, inner_state = inner.update(updates, state.inner_state, params,
-                                                **extra_args)
-        new_updates = _where_tree(apply, new_updates, _zeros_like(new_updates))
-        inner_state = _where_tree(apply, inner_state, state.inner_state)
+        new_updates, inner_state = lax.cond(
+            apply, lambda: inner.update(updates, state.inner_state, params, **extra_args),
+            lambda: (_zeros_like(updates), state.inner_state))
         total = jnp.where(isfinite, state.total_notfinite,
                           safe_increment(state.total_notfinite))
         return new_updates, ApplyIfFiniteState(

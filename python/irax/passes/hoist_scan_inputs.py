@@ -24,17 +24,17 @@ from irax.dialect.control import Call
 from irax.dialect.control_flow.scan import Scan
 from irax.dialect.control_flow.scan_inputs import hoist_scan_inputs
 from irax.dialect.vectorize import Vmap
-from irax.passes.expand import expand_module
+from irax.passes.expand import ExpandContext, expand_function
 from irax.passes.inline import inline_block
 from irax.passes.registry import ModulePass, register_pass
 
 
 def batched_step(module, fn, in_axes, axis_size: int):
     """The name of a function of ``module`` computing ``irax.vmap`` of the step function
-    ``fn`` (expanded by irax-vectorize from a temporary caller), or None when batching
-    fails: hoisting is an optimization, so the scan then stays as it is (what a failed
-    expansion left behind is unreferenced, for irax-symbol-dce). After
-    irax-expand-transforms the module holds no other ``irax.vmap``."""
+    ``fn`` (a temporary caller's ``irax.vmap`` expanded by irax-vectorize's rules, that
+    caller alone), or None when batching fails: hoisting is an optimization, so the scan
+    then stays as it is (what a failed expansion left behind is unreferenced, for
+    irax-symbol-dce)."""
     ins, outs = funcs.signature(fn)
     caller, block = funcs.create_function(
         module, funcs.unique_name(module, "scan_inputs_caller"),
@@ -45,7 +45,7 @@ def batched_step(module, fn, in_axes, axis_size: int):
         axis_size=axis_size)
     funcs.finish_function(caller, block, results)
     try:
-        expand_module(module, (Vmap,), HoistScanInputs.name)
+        expand_function(ExpandContext(module, (Vmap,)), caller, HoistScanInputs.name)
     except Exception:  # noqa: BLE001 - an op whose batching rule refuses: keep the loop
         name = None
     else:
