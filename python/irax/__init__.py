@@ -18,6 +18,7 @@ from irax import (  # noqa: F401
     nn,
     random,
     scipy,
+    sharding,
     tree,
     tree_util,
     typing,
@@ -35,6 +36,13 @@ from irax.runtime.devices import (  # noqa: F401
     default_backend,
     device_count,
     devices,
+)
+from irax.runtime.mesh import (  # noqa: F401
+    NamedSharding,
+    PartitionSpec,
+    Shard,
+    make_mesh,
+    set_mesh,
 )
 from irax.transforms.autodiff import (  # noqa: F401
     grad,
@@ -60,11 +68,13 @@ from irax.transforms.jit import (  # noqa: F401
     typeof,
 )
 from irax.transforms.shard import pmap  # noqa: F401
+from irax.transforms.shard_map import shard_map  # noqa: F401
 from irax.transforms.vectorize import vmap  # noqa: F401
 
 __version__ = "0.1.0"
 
 jacobian = jacrev  # JAX's alias
+P = PartitionSpec
 
 
 def compile_stats() -> dict:

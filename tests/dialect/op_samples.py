@@ -101,7 +101,7 @@ SAMPLES = {
 #: custom rules: tests/autodiff, tests/lit) or terminate regions
 NO_SAMPLE = {"irax.call", "irax.return", "irax.jvp", "irax.vjp", "irax.grad",
              "irax.value_and_grad", "irax.custom_jvp_call", "irax.custom_vjp_call",
-             "irax.checkpoint", "irax.vmap", "irax.pmap",
+             "irax.checkpoint", "irax.vmap", "irax.pmap", "irax.shard_map",
              # region ops: tests/control and tests/lit/control
              "irax.while", "irax.cond", "irax.scan"}
 # collectives need an enclosing vmap over their axis: tests/vectorize/test_vmap_api.py

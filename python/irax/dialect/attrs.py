@@ -92,6 +92,22 @@ class _Str(AttrKind):
         return mlir.ir().StringAttr(attr).value
 
 
+class _StrArray(AttrKind):
+    """Names: ``mesh_axes = ["x", "y"]`` <-> ``("x", "y")``."""
+
+    def normalize(self, value):
+        return tuple(str(v) for v in value)
+
+    def encode(self, value):
+        ir = mlir.ir()
+        return ir.ArrayAttr.get([ir.StringAttr.get(v, mlir.context()) for v in value],
+                                context=mlir.context())
+
+    def decode(self, attr):
+        ir = mlir.ir()
+        return tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(attr))
+
+
 class _Symbol(AttrKind):
     """A function reference: ``callee = @f``."""
 
@@ -232,6 +248,7 @@ I64 = _I64()
 F64 = _F64()
 Bool = _Bool()
 Str = _Str()
+StrArray = _StrArray()
 Symbol = _Symbol()
 DType = _DType()
 Dense = _Dense()

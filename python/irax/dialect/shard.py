@@ -52,16 +52,20 @@ class Pmap(MapOp):
     def expand(cls, ctx, op, **attrs):
         return ctx.shard(**attrs)
 
+    @classmethod
+    def _backward(cls):
+        return _PmapBackward
+
     # ---- forward and reverse mode: pmap of the callee's derivative ---------------------
     @classmethod
     def jvp_full(cls, b, ins, dins, out_avals, *, callee, in_axes, out_axes, **attrs):
         if b.tape is not None:   # reverse mode: recompute the forward pass when transposing
-            outs = _emit(b.ir, callee, ins, out_avals, in_axes, out_axes, attrs)
-            lins = b.record(_PmapBackward, list(dins) + list(ins), out_avals,
+            outs = _emit(cls, b.ir, callee, ins, out_avals, in_axes, out_axes, attrs)
+            lins = b.record(cls._backward(), list(dins) + list(ins), out_avals,
                             dict(attrs, callee=callee, in_axes=in_axes, out_axes=out_axes))
             return outs, lins
         tans = [b.instantiate(t, b.aval(x)) for t, x in zip(dins, ins)]
-        res = _emit(b.ir, b.ctx.jvp(callee), list(ins) + tans,
+        res = _emit(cls, b.ir, b.ctx.jvp(callee), list(ins) + tans,
                     list(out_avals) * 2, in_axes * 2, out_axes * 2, attrs)
         return res[:len(out_avals)], res[len(out_avals):]
 
@@ -85,12 +89,13 @@ class Pmap(MapOp):
                 out_dims.append(r + 1 if o < r else r)
             avals.append(per_device if new_out[-1] < 0
                          else per_device.insert_axis(new_out[-1], attrs["axis_size"]))
-        res = _emit(b.ir, name, vals, avals, new_in, tuple(new_out), attrs)
+        res = _emit(cls, b.ir, name, vals, avals, new_in, tuple(new_out), attrs)
         return res, out_dims
 
 
-def _emit(ir_builder, callee, operands, result_avals, in_axes, out_axes, attrs) -> list:
-    results, _, _ = ir_builder.emit(Pmap, list(operands), result_avals=list(result_avals),
+def _emit(op_cls, ir_builder, callee, operands, result_avals, in_axes, out_axes,
+          attrs) -> list:
+    results, _, _ = ir_builder.emit(op_cls, list(operands), result_avals=list(result_avals),
                                     callee=callee, in_axes=tuple(in_axes),
                                     out_axes=tuple(out_axes), **attrs)
     return results
@@ -104,6 +109,7 @@ class _PmapBackward:
     unmapped result (the same on every device) is given to device 0 alone."""
 
     name = "irax.pmap"
+    op = Pmap
 
     @classmethod
     def transpose(cls, b, ct, *operands, callee, in_axes, out_axes, **attrs):
@@ -124,7 +130,7 @@ class _PmapBackward:
         wrt_axes = [0 if a < 0 else a for a, w in zip(in_axes, wrt) if w]
         wrt_avals = [x.insert_axis(ax, size) for x, w, ax in
                      zip(ins, wrt, [0 if a < 0 else a for a in in_axes]) if w]
-        res = _emit(b.ir, name, list(primals) + ct_vals,
+        res = _emit(cls.op, b.ir, name, list(primals) + ct_vals,
                     [o if ax < 0 else o.insert_axis(ax, size) for o, ax in zip(outs, out_axes)]
                     + wrt_avals, tuple(in_axes) + tuple(ct_axes),
                     tuple(out_axes) + tuple(wrt_axes), attrs)
@@ -134,6 +140,52 @@ class _PmapBackward:
             g = next(arg_cts) if w else None
             out.append(b.reduce_sum(g, axes=(0,)) if (w and a < 0) else g)
         return out + [None] * len(primals)
+
+
+class ShardMap(Pmap):
+    """A function run once per device of a mesh, on that device's blocks (``shard_map``).
+
+    The mesh has axes ``mesh_axes`` of sizes ``mesh_shape``; its ``axis_size`` devices
+    (``devices``, row-major over the mesh) are the examples of a map: operand ``i`` holds
+    every device's block stacked along ``in_axes[i]`` (-1: the same value on every
+    device), and each result stacks the devices' blocks along ``out_axes[j]``. The callee's
+    collectives name mesh axes: over ``"x"`` of a 2x2 mesh they combine the devices that
+    share a ``"y"`` coordinate. ``irax-shard`` expands it as ``irax.pmap``: one copy of the
+    callee per device, collectives as transfers within each group of devices.
+
+        %y = "irax.shard_map"(%xs) {callee = @f, in_axes = array<i64: 0>,
+               out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "",
+               mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>,
+               devices = array<i64: 0, 1, 2, 3>} : (tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+    """
+
+    name = "irax.shard_map"
+    attributes = dict(Pmap.attributes, mesh_axes=A.StrArray, mesh_shape=A.I64Array)
+
+    @classmethod
+    def result_avals(cls, ins, outs, *, mesh_axes, mesh_shape, axis_size, **attrs):
+        """Pmap's result types, once the mesh has ``axis_size`` devices."""
+        if len(mesh_axes) != len(mesh_shape) or not mesh_axes:
+            raise OpError(f"expected one size per mesh axis, but got mesh_axes "
+                          f"{list(mesh_axes)} and mesh_shape {list(mesh_shape)}")
+        if len(set(mesh_axes)) != len(mesh_axes) or "" in mesh_axes:
+            raise OpError(f"expected distinct non-empty mesh axis names, but got "
+                          f"{list(mesh_axes)}")
+        if int(np.prod(mesh_shape)) != axis_size:
+            raise OpError(f"expected axis_size {int(np.prod(mesh_shape))} (the number of "
+                          f"devices of mesh {list(mesh_shape)}), but got {axis_size}")
+        return super().result_avals(ins, outs, axis_size=axis_size, **attrs)
+
+    @classmethod
+    def _backward(cls):
+        return _ShardMapBackward
+
+
+class _ShardMapBackward(_PmapBackward):
+    """Tape entry of a shard_map: a shard_map of the callee's VJP."""
+
+    name = "irax.shard_map"
+    op = ShardMap
 
 
 def _on_first_device(b, ct, size: int):

@@ -165,21 +165,38 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 
 def ppermute(x, axis_name, perm):
     """Example ``dst`` gets ``x`` of example ``src`` for each ``(src, dst)`` in ``perm``;
-    examples that receive nothing get zeros."""
+    examples that receive nothing get zeros. Over a tuple of names the indices are
+    row-major positions over all of them (as ``axis_index``)."""
     names = _names(axis_name)
-    if len(names) != 1:
-        raise NotImplementedError("irax.lax.ppermute over several axis names is not "
-                                  f"supported yet, got {axis_name!r}")
     pairs = [tuple(operator.index(i) for i in p) for p in perm]
     srcs, dsts = [s for s, _ in pairs], [t for _, t in pairs]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
         raise ValueError(f"ppermute sources and destinations must be unique, got {perm}.")
-    size = _size(names[0])
+    size = axis_size(names)
     if any(not 0 <= i < size for p in pairs for i in p):
         raise ValueError(f"ppermute: perm indices must be in [0, {size}) for axis "
-                         f"{names[0]!r} of size {size}, got {perm}")
-    flat = tuple(i for p in pairs for i in p)
-    return _leafwise(lambda v: _bind(C.Ppermute, [v], axis_name=str(names[0]), perm=flat), x)
+                         f"{axis_name!r} of size {size}, got {perm}")
+    if len(names) == 1:
+        flat = tuple(i for p in pairs for i in p)
+        return _leafwise(lambda v: _bind(C.Ppermute, [v], axis_name=str(names[0]),
+                                         perm=flat), x)
+    # several axes: every example gathers all of them and keeps its source's
+    source = np.full((size,), -1, np.int32)
+    for src, dst in pairs:
+        source[dst] = src
+    mine = dynamic_index_in_dim(U.as_operand(source), axis_index(names), 0, False)
+
+    zero = np.int32(0)
+    at = bind(E.Max, mine, U.as_operand(zero))
+    sends = bind(E.Compare, mine, U.as_operand(zero), direction="GE")
+
+    def select(v):
+        picked = dynamic_index_in_dim(all_gather(v, names), at, 0, False)
+        shape = U.aval_of(picked).shape
+        return bind(E.Select, U.broadcast_to(sends, shape), picked,
+                    U.full_like(picked, 0, weak=False))
+
+    return _leafwise(select, x)
 
 
 def _no_groups(name: str, groups) -> None:

@@ -414,20 +414,6 @@ def _device_methods(jnp) -> dict:
 
 
 # ---- placement: one device, one shard ----------------------------------------------------------
-class Shard:
-    """The one shard of a single-device array (``jax.Shard``): its device, its index into
-    the global array (every element), its replica id and its data."""
-
-    __slots__ = ("device", "index", "replica_id", "data")
-
-    def __init__(self, device, index, replica_id, data):
-        self.device, self.index, self.replica_id, self.data = device, index, replica_id, data
-
-    def __repr__(self) -> str:
-        return (f"Shard(device={self.device!r}, index={self.index}, "
-                f"replica_id={self.replica_id}, data={self.data})")
-
-
 class Format:
     """An array's layout (row-major, dense) and sharding (``jax.Array.format``)."""
 
@@ -459,12 +445,11 @@ def _not_on_tracers(name: str, kind: str = "method"):
 
 
 def _shards(self):
-    x = _concrete(self, "addressable_shards")
-    return [Shard(x.device, (slice(None),) * x.ndim, 0, x)]
+    return _concrete(self, "addressable_shards").shard_list()
 
 
 def _addressable_data(self, index: int):
-    """The data of shard ``index`` (the only one is 0)."""
+    """The data of shard ``index`` (in the order of ``addressable_shards``)."""
     x = _concrete(self, "addressable_data() method")
     return [s.data for s in _shards(x)][index]
 
@@ -517,7 +502,7 @@ def _is_ready(self) -> bool:
 
 def _platform(self) -> str:
     _not_traced(self, "platform")
-    return self.device.platform
+    return next(iter(self.devices())).platform
 
 
 def _format(self):
@@ -538,12 +523,13 @@ def _is_deleted(self):
 
 
 def _placement_methods() -> dict:
-    """The placement attributes of ``jax.Array``: irax arrays live whole on one device
-    (uncommitted: ``committed`` is False)."""
+    """The placement attributes of ``jax.Array``: an irax array lives whole on one device
+    (uncommitted: ``committed`` is False) or in blocks on the devices of its sharding."""
     return dict(
         committed=_constant("committed property", False),
         is_fully_addressable=_constant("is_fully_addressable property", True),
-        is_fully_replicated=_constant("is_fully_replicated property", True),
+        is_fully_replicated=property(lambda self: _concrete(
+            self, "is_fully_replicated property").sharding.is_fully_replicated),
         traceback=_constant("traceback property", None),
         addressable_shards=property(_shards), global_shards=property(_shards),
         addressable_data=_addressable_data, tobytes=_tobytes,

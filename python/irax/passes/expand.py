@@ -81,8 +81,10 @@ class ExpandContext:
                       not (isinstance(k, tuple) and len(k) > 1 and k[1] == name)}
         fn.operation.erase()
 
-    def shard(self, callee, in_axes, out_axes, axis_size, axis_name, devices) -> str:
-        return shard_function(self, callee, in_axes, out_axes, axis_size, axis_name, devices)
+    def shard(self, callee, in_axes, out_axes, axis_size, axis_name, devices,
+              **mesh) -> str:
+        return shard_function(self, callee, in_axes, out_axes, axis_size, axis_name, devices,
+                              **mesh)
 
     def linearize(self, b, name: str, primals, tangents):
         return linearize_body(self, b, self.callee(name), primals, tangents)

@@ -7,6 +7,10 @@ a compiled program needs it. Arrays are immutable.
     >>> x = irax.numpy.arange(3.0)
     >>> x + 1
     Array([1., 2., 3.], dtype=float32)
+
+A sharded array (``device_put(x, NamedSharding(...))``, a ``shard_map`` result) keeps one
+block per device (``addressable_shards``); the whole array is assembled on the host only
+when it is read, or sent whole to a device only when a program there needs it.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from irax.core.array_methods import ArrayMethods
 from irax.core.dtypes import short_name
 from irax.runtime.buffers import to_device, to_host
 from irax.runtime.devices import default_device
+from irax.runtime.mesh import Shard, SingleDeviceSharding, check_shape, shard_layout
 
 
 class Array(ArrayMethods):
-    __slots__ = ("aval", "_host", "_dev", "_device", "_deleted", "__weakref__")
+    __slots__ = ("aval", "_host", "_dev", "_device", "_deleted", "_sharding", "_shards",
+                 "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *a, **k):
@@ -35,6 +41,7 @@ class Array(ArrayMethods):
         self._dev = None
         self._device = None
         self._deleted = False
+        self._sharding = self._shards = None
         return self
 
     @classmethod
@@ -46,6 +53,19 @@ class Array(ArrayMethods):
         self._dev = view
         self._device = device
         self._deleted = False
+        self._sharding = self._shards = None
+        return self
+
+    @classmethod
+    def _from_shards(cls, aval: ShapedArray, sharding, shards) -> Array:
+        """An array held as ``shards``: one Array per device of ``sharding``, in the order
+        of ``shard_layout`` (each the block that device holds)."""
+        self = object.__new__(cls)
+        self.aval = aval
+        self._host = self._dev = self._device = None
+        self._deleted = False
+        self._sharding = sharding
+        self._shards = tuple(shards)
         return self
 
     # ---- data movement ------------------------------------------------------------------
@@ -56,15 +76,31 @@ class Array(ArrayMethods):
 
     def _numpy(self) -> np.ndarray:
         self._check_live()
+        if self._host is None and self._shards is not None:
+            self._host = self._assemble()
         if self._host is None:
             self._host = to_host(self._device.hal, self._dev, self.aval.shape, self.aval.dtype)
         return self._host
+
+    def _assemble(self) -> np.ndarray:
+        out = np.empty(self.aval.shape, self.aval.dtype)
+        for (_, index, replica), shard in zip(self._layout(), self._shards):
+            if replica == 0:
+                out[index] = shard._numpy()
+        return out
+
+    def _layout(self) -> list:
+        return shard_layout(self._sharding, self.aval.shape)
 
     def _device_buffer(self, device):
         """The IREE buffer view of this value on ``device`` (copied there if needed)."""
         self._check_live()
         if self._dev is not None and self._device is device:
             return self._dev
+        if self._shards is not None and self._host is None:
+            for (dev, _, _), shard in zip(self._layout(), self._shards):
+                if dev is device and shard.aval.shape == self.aval.shape:
+                    return shard._device_buffer(device)   # a whole copy is there
         dev = to_device(device.hal, self._numpy())
         if self._dev is None:
             self._dev, self._device = dev, device
@@ -80,23 +116,39 @@ class Array(ArrayMethods):
     def delete(self) -> None:
         self._host = None
         self._dev = None
+        self._shards = None
         self._deleted = True
 
     def is_deleted(self) -> bool:
         return self._deleted
 
     def devices(self) -> set:
+        if self._sharding is not None:
+            return self._sharding.device_set
         return {self.device}
 
     @property
     def device(self):
+        """The array's device (a sharded array's: its sharding, as in JAX)."""
+        if self._sharding is not None:
+            return self._sharding
         if self._device is not None:
             return self._device
         return default_device()
 
     @property
     def sharding(self):
+        if self._sharding is not None:
+            return self._sharding
         return SingleDeviceSharding(self.device)
+
+    def shard_list(self) -> list:
+        """``[Shard(device, index, replica_id, data)]``: the blocks the devices hold."""
+        self._check_live()
+        if self._shards is None:
+            return [Shard(self.device, (slice(None),) * self.ndim, 0, self)]
+        return [Shard(dev, index, rid, data)
+                for (dev, index, rid), data in zip(self._layout(), self._shards)]
 
     # ---- array protocol ----------------------------------------------------------------
     @property
@@ -190,14 +242,21 @@ def device_buffer(x, aval: ShapedArray, device):
     return to_device(device.hal, np.asarray(x, dtype=aval.dtype, order="C"))
 
 
+def put_sharded(x: Array, sharding, what: str = "") -> Array:
+    """``x`` laid out as ``sharding`` (a ``NamedSharding``): each device gets its block
+    (``what`` names the array in errors)."""
+    check_shape(sharding, x.aval.shape, what)
+    if x._sharding == sharding and x._shards is not None:
+        return x
+    host = x._numpy()
+    shards = []
+    for dev, index, _ in shard_layout(sharding, x.aval.shape):
+        block = np.array(host[index], order="C")   # (0-d stays 0-d)
+        shards.append(Array._from_device(to_device(dev.hal, block),
+                                         x.aval.update(shape=block.shape), dev))
+    return Array._from_shards(x.aval, sharding, shards)
+
+
 def _rebuild(data, weak):
     return Array._from_host(data, ShapedArray(data.shape, data.dtype, weak))
 
-
-class SingleDeviceSharding:
-    def __init__(self, device):
-        self.device_set = {device}
-        self._device = device
-
-    def __repr__(self) -> str:
-        return f"SingleDeviceSharding(device={self._device!r})"

@@ -1,4 +1,4 @@
-"""The per-device expansion of an ``irax.pmap`` (``irax-shard`` runs it).
+"""The per-device expansion of an ``irax.pmap`` or ``irax.shard_map`` (``irax-shard``).
 
 Each ``irax.pmap`` becomes a call of ``@f_pmap``, in which the callee's body is repeated
 once per device: device ``k`` gets slice ``k`` of every mapped operand (and a copy of every
@@ -19,41 +19,117 @@ After:
       %s = "irax.psum"(...) becomes transfers to device 0, a reduce_sum, transfers back
     %y = "irax.call"(%xs) {callee = @f_pmap}
 
-A pmap whose loops or branches (``irax.while``/``irax.cond``/``irax.scan``) hold a
-collective over its axis cannot be split per device op by op; it is expanded as the
-equivalent vmap instead (same values, computed on one device).
+A shard_map is a pmap over the devices of a mesh, row-major: its collectives name one
+mesh axis and run within each group of devices that agree on the other coordinates
+(over ``"x"`` of a 2x2 mesh: devices {0, 2} and {1, 3}), each group gathered on its
+first device.
+
+A map whose loops or branches (``irax.while``/``irax.cond``/``irax.scan``) hold a
+collective over one of its axes cannot be split per device op by op; it is expanded as
+the equivalent vmap instead (nested, one per mesh axis: same values, on one device).
 """
 
 from __future__ import annotations
+
+import math
 
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.collective import Collective
-from irax.dialect.control import is_plain_call, is_return
+from irax.dialect.control import Call, is_plain_call, is_return
 from irax.dialect.vectorize import axis_dims
 from irax.vectorize.batch import vmap_function
 from irax.vectorize.builder import BatchBuilder
 
 
-def shard_function(ctx, callee, in_axes, out_axes, axis_size, axis_name, devices) -> str:
-    """The name of the generated per-device function for one pmap."""
+class MeshAxes:
+    """The axes of a map's mesh (a pmap's: its one axis) and their device groups."""
+
+    def __init__(self, names, shape):
+        self.names, self.shape = tuple(names), tuple(shape)
+
+    def groups(self, name: str) -> list[list[int]]:
+        """The flat (row-major) device positions that combine along axis ``name``: one
+        list per setting of the other axes, ordered along ``name``."""
+        a = self.names.index(name)
+        out: dict = {}
+        for k in range(math.prod(self.shape)):
+            rest, coords = k, []
+            for n in reversed(self.shape):
+                coords.insert(0, rest % n)
+                rest //= n
+            out.setdefault(tuple(coords[:a] + coords[a + 1:]), []).append(k)
+        return list(out.values())
+
+
+def shard_function(ctx, callee, in_axes, out_axes, axis_size, axis_name, devices,
+                   mesh_axes=None, mesh_shape=None) -> str:
+    """The name of the generated per-device function for one pmap (or shard_map, whose
+    mesh is ``mesh_axes`` of sizes ``mesh_shape``)."""
+    mesh = MeshAxes(mesh_axes or (axis_name,), mesh_shape or (axis_size,))
     fn = ctx.callee(callee)
     ins, outs = funcs.signature(fn)
-    if _collective_in_region(ctx, fn, axis_name, set()):
-        return vmap_function(ctx, callee, axis_dims(in_axes), axis_dims(out_axes), axis_size,
-                             axis_name)
+    if any(_collective_in_region(ctx, fn, a, set()) for a in mesh.names):
+        if len(mesh.names) == 1:
+            return vmap_function(ctx, callee, axis_dims(in_axes), axis_dims(out_axes),
+                                 axis_size, axis_name)
+        return _mesh_vmap(ctx, callee, ins, in_axes, out_axes, mesh)
     new_in = [a if ax < 0 else a.insert_axis(ax, axis_size) for a, ax in zip(ins, in_axes)]
     name = funcs.unique_name(ctx.module, f"{callee}_pmap")
     new_fn, block = funcs.create_function(ctx.module, name, new_in)
     ctx.add_symbol(new_fn)
-    b = BatchBuilder(IRBuilder.at_end(block), ctx, axis_size, axis_name)
+    builders = {a: BatchBuilder(IRBuilder.at_end(block), ctx, n, a)
+                for a, n in zip(mesh.names, mesh.shape)}
+    b = builders[mesh.names[0]]
     envs = [[_device_input(b, x, ax, k, dev) for x, ax in zip(block.arguments, in_axes)]
             for k, dev in enumerate(devices)]
-    per_device = _unroll(ctx, b, fn, envs, tuple(devices))
+    per_device = _unroll(ctx, builders, mesh, fn, envs, tuple(devices))
     results = [_stack(b, [vals[j] for vals in per_device], ax)
                for j, ax in enumerate(out_axes)]
+    funcs.finish_function(new_fn, block, results)
+    return name
+
+
+def _mesh_vmap(ctx, callee, ins, in_axes, out_axes, mesh) -> str:
+    """A shard_map as nested vmaps, one per mesh axis (the last innermost): each mapped
+    operand's device axis is split into the mesh's axes first."""
+    ins_dims = tuple(None if a < 0 else 0 for a in in_axes)
+    out_dims = tuple(None if a < 0 else 0 for a in out_axes)
+    inner = callee
+    for a, n in reversed(list(zip(mesh.names, mesh.shape))):
+        inner = vmap_function(ctx, inner, ins_dims, out_dims, n, a)
+    size = math.prod(mesh.shape)
+    new_in = [a if ax < 0 else a.insert_axis(ax, size) for a, ax in zip(ins, in_axes)]
+    name = funcs.unique_name(ctx.module, f"{callee}_meshvmap")
+    new_fn, block = funcs.create_function(ctx.module, name, new_in)
+    ctx.add_symbol(new_fn)
+    b = BatchBuilder(IRBuilder.at_end(block), ctx, size, mesh.names[0])
+    m = len(mesh.shape)
+    args = []
+    for x, ax in zip(block.arguments, in_axes):
+        if ax >= 0:
+            shape = b.aval(x).shape
+            x = b.reshape(x, new_sizes=shape[:ax] + mesh.shape + shape[ax + 1:])
+            if ax:
+                perm = tuple(range(ax, ax + m)) + tuple(range(ax)) + \
+                    tuple(range(ax + m, len(shape) + m - 1))
+                x = b.transpose(x, permutation=perm)
+        args.append(x)
+    _, inner_outs = funcs.signature(ctx.callee(inner))
+    res = b.ir.emit(Call, args, result_avals=list(inner_outs), callee=inner)[0]
+    results = []
+    for v, ax in zip(res, out_axes):
+        if ax >= 0:
+            shape = b.aval(v).shape   # (*mesh, *block)
+            if ax:
+                perm = tuple(range(m, m + ax)) + tuple(range(m)) + \
+                    tuple(range(m + ax, len(shape)))
+                v = b.transpose(v, permutation=perm)
+                shape = b.aval(v).shape
+            v = b.reshape(v, new_sizes=shape[:ax] + (size,) + shape[ax + m:])
+        results.append(v)
     funcs.finish_function(new_fn, block, results)
     return name
 
@@ -88,7 +164,7 @@ def _stack(b, values, axis: int, home: int = 0):
     return pieces[0] if len(pieces) == 1 else b.concatenate(*pieces, dimension=axis)
 
 
-def _unroll(ctx, b, fn, envs, devices) -> list[list]:
+def _unroll(ctx, builders, mesh, fn, envs, devices) -> list[list]:
     """Emits ``fn``'s body once per device (``envs[k]``: device ``k``'s arguments);
     returns each device's results."""
     block = fn.regions[0].blocks[0]
@@ -98,13 +174,20 @@ def _unroll(ctx, b, fn, envs, devices) -> list[list]:
         if is_return(op):
             return ins
         cls = lookup(op.name)
+        axis = cls.decode_attrs(op)["axis_name"] \
+            if cls is not None and issubclass(cls, Collective) else None
         if is_plain_call(op):
             callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
-            outs = _unroll(ctx, b, callee, ins, devices)
-        elif cls is not None and issubclass(cls, Collective) and \
-                cls.decode_attrs(op)["axis_name"] == b.axis_name:
-            outs = _collective(b, cls, op, ins, devices)
+            outs = _unroll(ctx, builders, mesh, callee, ins, devices)
+        elif axis in builders:
+            outs = [None] * len(devices)
+            for group in mesh.groups(axis):
+                got = _collective(builders[axis], cls, op, [ins[k] for k in group],
+                                  [devices[k] for k in group])
+                for k, vals in zip(group, got):
+                    outs[k] = vals
         else:
+            b = next(iter(builders.values()))
             outs = [list(funcs.clone_op(op, vals, b.ir.ip).results) for vals in ins]
         for e, vals in zip(env, outs):
             e.update(zip(op.results, vals))
@@ -112,8 +195,9 @@ def _unroll(ctx, b, fn, envs, devices) -> list[list]:
 
 
 def _collective(b, cls, op, ins, devices) -> list[list]:
-    """A collective across the devices: the operands gathered on the first device, the
-    op's vmap rule applied there, each device sent its slice of the result."""
+    """A collective across ``devices`` (one group): the operands gathered on the first
+    device, the op's vmap rule applied there, each device sent its slice of the
+    result."""
     home = devices[0]
     if ins[0]:
         args, dims = [_stack(b, [vals[0] for vals in ins], 0, home)], [0]

@@ -34,7 +34,8 @@ from irax.frontend.trace import Trace, current_trace, mark_donated
 from irax.frontend.tracer import Tracer
 from irax.passes import pipelines
 from irax.runtime import compiler, devices
-from irax.runtime.array import Array
+from irax.runtime import mesh as mesh_lib
+from irax.runtime.array import Array, put_sharded
 
 
 def _fun_name(fun) -> str:
@@ -513,18 +514,44 @@ def eval_shape(fun: Callable, *args, **kwargs):
 
 
 def device_put(x, device=None, *, donate: bool = False, may_alias=None):
-    """Copies a pytree of arrays to ``device`` (default: the first device)."""
+    """Copies a pytree of arrays to ``device`` (default: the first device), or lays it out
+    as a sharding: a ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the
+    mesh of ``set_mesh``, or a pytree of those matching ``x``."""
+    if _is_placement(device) or device is None:
+        return tree_util.tree_map(lambda leaf: _put(leaf, device), x)
+    try:
+        places = tree_util.tree_structure(x).flatten_up_to(device)
+    except ValueError as e:
+        raise ValueError(f"device_put: the device/sharding pytree does not match the value "
+                         f"pytree {tree_util.tree_structure(x)}: {e}") from None
+    leaves, tree = tree_util.tree_flatten(x)
+    return tree_util.tree_unflatten(tree, [_put(v, d) for v, d in zip(leaves, places)])
+
+
+def _is_placement(d) -> bool:
+    return isinstance(d, (devices.Device, mesh_lib.Sharding, mesh_lib.PartitionSpec))
+
+
+def _put(leaf, device):
+    if isinstance(leaf, Tracer):
+        return leaf
+    if isinstance(device, mesh_lib.PartitionSpec):
+        mesh = mesh_lib.get_mesh()
+        if mesh is None:
+            raise ValueError(f"device_put: a PartitionSpec ({device}) needs a mesh: use "
+                             "NamedSharding(mesh, spec) or irax.set_mesh(mesh)")
+        device = mesh_lib.NamedSharding(mesh, device)
+    if isinstance(device, mesh_lib.SingleDeviceSharding):
+        device = device._device
+    data, aval = concrete_value(leaf)
+    arr = leaf if isinstance(leaf, Array) else Array._from_host(np.asarray(data), aval)
+    if isinstance(device, mesh_lib.NamedSharding):
+        return put_sharded(arr, device)
     dev = device if device is not None else devices.default_device()
-
-    def put(leaf):
-        if isinstance(leaf, Tracer):
-            return leaf
-        data, aval = concrete_value(leaf)
-        arr = leaf if isinstance(leaf, Array) else Array._from_host(np.asarray(data), aval)
-        buf = arr._device_buffer(dev)
-        return Array._from_device(buf, aval, dev)
-
-    return tree_util.tree_map(put, x)
+    if not isinstance(dev, devices.Device):
+        raise TypeError(f"device_put: expected a device or a sharding, got {device!r}")
+    buf = arr._device_buffer(dev)
+    return Array._from_device(buf, aval, dev)
 
 
 def device_get(x):

@@ -38,3 +38,36 @@ func.func @negative_device(%x: tensor<3xf32>) -> tensor<3xf32> {
   %r = "irax.transfer"(%x) {device = -1 : i64} : (tensor<3xf32>) -> tensor<3xf32>
   return %r : tensor<3xf32>
 }
+
+// -----
+
+func.func @mesh_sizes(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'irax.shard_map' op expected one size per mesh axis, but got mesh_axes ['x', 'y'] and mesh_shape [4]}}
+  %r = "irax.shard_map"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "", mesh_axes = ["x", "y"], mesh_shape = array<i64: 4>, devices = array<i64: 0, 1, 2, 3>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @mesh_names(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'irax.shard_map' op expected distinct non-empty mesh axis names, but got ['x', 'x']}}
+  %r = "irax.shard_map"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "", mesh_axes = ["x", "x"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+func.func @mesh_size(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{'irax.shard_map' op expected axis_size 6 (the number of devices of mesh [2, 3]), but got 4}}
+  %r = "irax.shard_map"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "", mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 3>, devices = array<i64: 0, 1, 2, 3>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}

@@ -1,0 +1,306 @@
+"""``irax.shard_map``: a function written per device, run on every device of a mesh
+(``jax.shard_map``).
+
+Each argument is cut into blocks by its ``in_specs`` entry (a ``PartitionSpec`` naming,
+per dimension, the mesh axes that split it); the function runs once per device on that
+device's blocks, and may use collectives over the mesh axes (``lax.psum(x, "x")``
+combines the devices that differ only in their ``"x"`` coordinate). Its results are
+blocks too, joined into global arrays by ``out_specs``; a mesh axis an out spec does not
+name must hold equal blocks (the first device's are kept).
+
+    mesh = irax.make_mesh((2, 2), ("x", "y"))
+    f = irax.shard_map(lambda a: lax.psum(a, "y"), mesh=mesh,
+                       in_specs=P("x", "y"), out_specs=P("x", None))
+    f(jnp.ones((4, 4)))     # 4x2 blocks summed over y: a 4x2 array of 2.0
+
+Traced into one ``irax.shard_map`` op (the blocks stacked along a device axis) that
+``irax-shard`` expands into per-device code; called outside a trace, the whole call is
+compiled like a ``jit`` and the results come back as sharded arrays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+
+from irax.core import tree_util
+from irax.dialect.shape import BroadcastInDim, Reshape, Slice, Transpose
+from irax.dialect.shard import ShardMap
+from irax.frontend.axes import bound_axis
+from irax.frontend.callee import (
+    apply_transform,
+    fun_name,
+    fun_symbol,
+    leaf_aval_and_value,
+    trace_callee,
+)
+from irax.frontend.trace import bind, current_trace
+from irax.runtime import mesh as mesh_lib
+from irax.runtime.array import Array, put_sharded
+from irax.transforms.jit import jit
+from irax.transforms.vectorize import _arg_names
+
+P = mesh_lib.PartitionSpec
+
+
+class _Infer:
+    """``in_specs`` left out: each argument's spec is that of its sharding over the mesh
+    (replicated when it has none)."""
+
+    def __repr__(self) -> str:
+        return "Infer"
+
+
+Infer = _Infer()
+
+
+def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=frozenset(),
+              check_vma: bool = True, check_rep=None, auto=frozenset()):
+    """Maps ``f`` over the blocks of its arguments, one call per device of ``mesh``
+    (``jax.shard_map``; usable as a decorator: ``@partial(shard_map, mesh=..., ...)``).
+
+    ``check_vma`` (``check_rep``) is accepted; irax does not track which values vary
+    over which mesh axes, and keeps the first device's block where an out spec omits
+    an axis. ``axis_names``/``auto`` must leave every mesh axis manual."""
+    if f is None:
+        return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
+                                   axis_names=axis_names, check_vma=check_vma,
+                                   check_rep=check_rep, auto=auto)
+    if not callable(f):
+        raise TypeError(f"shard_map requires a callable for its first argument, but got "
+                        f"{f!r}")
+    if mesh is None:
+        mesh = mesh_lib.get_mesh()
+        if mesh is None:
+            raise ValueError("shard_map requires a mesh: pass mesh=... or call it under "
+                             "irax.set_mesh(mesh)")
+    if not isinstance(mesh, mesh_lib.Mesh):
+        raise TypeError(f"shard_map requires a Mesh for its mesh argument, got "
+                        f"{type(mesh).__name__}")
+    if auto or (axis_names and set(axis_names) != set(mesh.axis_names)):
+        raise NotImplementedError("irax.shard_map: every mesh axis must be manual (partial "
+                                  "manual axes via axis_names/auto are not supported)")
+    for what, specs in (("in_specs", in_specs), ("out_specs", out_specs)):
+        if specs is Infer:
+            continue
+        is_leaf = lambda s: s is None or isinstance(s, P)  # noqa: E731
+        for path, spec in tree_util.tree_flatten_with_path(specs, is_leaf=is_leaf)[0]:
+            _check_axes(mesh, spec, what, what + tree_util.keystr(path))
+
+    def traced(*args):
+        return _shard_map_call(f, mesh, in_specs, out_specs, args)
+
+    functools.update_wrapper(traced, f, updated=())
+    jitted = None
+
+    @functools.wraps(f, updated=())
+    def mapped(*args, **kwargs):
+        nonlocal jitted
+        if kwargs:
+            raise TypeError(f"shard_map of {fun_name(f)}: keyword arguments are not "
+                            f"supported (got {sorted(kwargs)}); pass them positionally")
+        specs = in_specs
+        if specs is Infer:
+            specs = tuple(_inferred(mesh, a) for a in args)
+        if current_trace() is not None:
+            return _shard_map_call(f, mesh, specs, out_specs, args)
+        if in_specs is Infer:
+            outs = jit(lambda *a: _shard_map_call(f, mesh, specs, out_specs, a))(*args)
+        else:
+            if jitted is None:
+                jitted = jit(traced)
+                jitted.obeys_disable_jit = False
+            outs = jitted(*args)
+        leaves, tree = tree_util.tree_flatten(outs)
+        per_leaf = _broadcast_specs(out_specs, tree_util.tree_unflatten(tree, leaves),
+                                    "out_specs", f)
+        return tree_util.tree_unflatten(tree, [
+            put_sharded(v, mesh_lib.NamedSharding(mesh, s)) if isinstance(v, Array) else v
+            for v, s in zip(leaves, per_leaf)])
+
+    mapped.__wrapped__ = f
+    return mapped
+
+
+def _inferred(mesh, arg):
+    def spec(leaf):
+        s = getattr(leaf, "_sharding", None)
+        return s.spec if isinstance(s, mesh_lib.NamedSharding) and s.mesh == mesh else P()
+    return tree_util.tree_map(spec, arg)
+
+
+def _broadcast_specs(specs, tree, what: str, f, named: bool = False) -> list:
+    """One spec per leaf of ``tree`` from the prefix tree ``specs`` (None means P());
+    with ``named``, ``(spec, "in_specs[0]")`` pairs that say where each spec sits."""
+    is_leaf = lambda s: s is None or isinstance(s, P)  # noqa: E731
+    treedef = tree_util.tree_structure(specs, is_leaf=is_leaf)
+    try:
+        subtrees = treedef.flatten_up_to(tree)
+    except ValueError:
+        whose = "arguments" if what == "in_specs" else "outputs"
+        shown = tree_util.tree_structure(tree)
+        raise ValueError(f"pytree structure error: shard_map of {fun_name(f)!r} was given "
+                         f"{what} that are not a pytree prefix of its {whose}: expected a "
+                         f"prefix of {shown}, got {what} of structure {treedef}") from None
+    out = []
+    pairs = tree_util.tree_flatten_with_path(specs, is_leaf=is_leaf)[0]
+    for (path, spec), sub in zip(pairs, subtrees):
+        if spec is None:
+            spec = P()
+        if not isinstance(spec, P):
+            raise TypeError(f"shard_map {what} entries must be PartitionSpecs, got {spec!r}")
+        name = what + tree_util.keystr(path)
+        out += [(spec, name) if named else spec] * len(tree_util.tree_leaves(sub))
+    return out
+
+
+def _check_axes(mesh, spec, what: str, where: str) -> None:
+    if not isinstance(spec, P):
+        raise TypeError(f"shard_map {what} entries must be PartitionSpecs or None, got "
+                        f"{spec!r}")
+    for a in spec.mesh_axes():
+        if a not in mesh.shape:
+            raise ValueError(f"shard_map {what} argument must refer to an axis of the mesh "
+                             f"{mesh.axis_names}, but:\n\n  {where} refers to {a!r}\n\n"
+                             f"Check the {what} values passed to shard_map.")
+    mesh_lib.check_spec(mesh, spec)   # the same axis twice
+
+
+def _shard_map_call(f, mesh, in_specs, out_specs, args):
+    args = tuple(args)
+    leaves, in_tree = tree_util.tree_flatten((args, {}))
+    specs = _broadcast_specs(in_specs, args, "in_specs", f, named=True)
+    names = _leaf_names(f, args)
+    n = mesh.size
+    stacked, in_axes, block_avals = [], [], []
+    for x, (spec, spec_name), name in zip(leaves, specs, names):
+        aval = leaf_aval_and_value(x)[0]
+        _check_arg(f, mesh, spec, spec_name, aval, name)
+        v, ax, blk = _to_blocks(x, aval, spec, mesh)
+        stacked.append(v)
+        in_axes.append(ax)
+        block_avals.append(blk)
+    with contextlib.ExitStack() as stack:
+        for a, size in mesh.shape.items():
+            stack.enter_context(bound_axis(a, size))
+        callee = trace_callee(f, leaves, in_tree, fun_symbol(f), fun_name(f),
+                              in_avals=block_avals, concrete=False)
+    out_specs_flat = _broadcast_specs(out_specs, tree_util.tree_unflatten(
+        callee.out_tree, [0] * len(callee.out_avals)), "out_specs", f)
+    for a, spec in zip(callee.out_avals, out_specs_flat):
+        if len(spec) > a.ndim:
+            raise ValueError(
+                f"shard_map applied to the function {fun_name(f)!r} was given an out_specs "
+                f"entry which is too long to be compatible with the corresponding output "
+                f"value from the function:\n\nout_specs is {spec} which has length "
+                f"{len(spec)}, but {fun_name(f)}(*args) has shape {a.str_short()}, which "
+                f"has rank {a.ndim} (and {a.ndim} < {len(spec)})\n\nAn out_specs entry names "
+                f"at most one entry per dimension of its output: shorten the spec or "
+                f"return an array of higher rank.")
+    outs = apply_transform(
+        ShardMap, callee, lambda caps: stacked + list(caps),
+        [a.insert_axis(0, n) for a in callee.out_avals],
+        in_axes=tuple(in_axes) + (-1,) * len(callee.captures),
+        out_axes=(0,) * len(callee.out_avals), axis_size=n, axis_name="",
+        mesh_axes=mesh.axis_names, mesh_shape=mesh.axis_sizes,
+        devices=tuple(d.id for d in mesh.devices.flat))
+    results = [_from_blocks(y, a, spec, mesh)
+               for y, a, spec in zip(outs, callee.out_avals, out_specs_flat)]
+    return tree_util.tree_unflatten(callee.out_tree, results)
+
+
+def _leaf_names(f, args) -> list[str]:
+    params = _arg_names(f, len(args))
+    out = []
+    for i, (param, a) in enumerate(zip(params, args)):
+        bound = "" if param.startswith("args[") else \
+            f", where args[{i}] is bound to {fun_name(f)}'s parameter {param!r}"
+        for path, _ in tree_util.tree_flatten_with_path(a)[0]:
+            out.append((f"args[{i}]{tree_util.keystr(path)}", bound))
+    return out
+
+
+def _check_arg(f, mesh, spec, spec_name, aval, name) -> None:
+    """JAX's errors for an in spec longer than the argument's rank or a dimension its mesh
+    axes do not divide."""
+    where, bound = name
+    if len(spec) > aval.ndim:
+        raise ValueError(
+            f"shard_map applied to the function {fun_name(f)!r} was given an in_specs entry "
+            f"which is too long to be compatible with the corresponding input value from "
+            f"the function:\n\n{spec_name} is {spec} which has length {len(spec)}, but the "
+            f"passed {where}{bound}, has shape {aval.str_short()}, which has rank "
+            f"{aval.ndim} (and {aval.ndim} < {len(spec)})\n\nAn in_specs entry names at most "
+            f"one entry per dimension of its argument: shorten the spec or pass an array "
+            f"of higher rank.")
+    for d in range(len(spec)):
+        axes = spec.axes_of(d)
+        k = math.prod(mesh.shape[a] for a in axes)
+        if aval.shape[d] % k:
+            names = f"axis {axes[0]!r} (of size {k})" if len(axes) == 1 else \
+                f"axes {axes!r} (of total size {k})"
+            raise ValueError(
+                f"shard_map applied to the function {fun_name(f)!r} was given argument "
+                f"arrays with axis sizes that are not evenly divisible by the corresponding "
+                f"mesh axis sizes:\n\nThe mesh given has shape {mesh.axis_sizes} with "
+                f"corresponding axis names {mesh.axis_names}.\n\nthe passed {where} of shape "
+                f"{aval.str_short()}{bound}, corresponds to {spec_name} of value {spec}, "
+                f"which maps array axis {d} (of size {aval.shape[d]}) to mesh {names}, but "
+                f"{k} does not evenly divide {aval.shape[d]}\n\nPad the argument to a multiple "
+                f"of {k}, or split that dimension over other mesh axes.")
+
+
+def _to_blocks(x, aval, spec, mesh):
+    """``x`` as every device's block stacked along a new leading axis, in mesh order
+    (``(x, -1, aval)`` when no mesh axis splits it: every device gets all of it)."""
+    names = mesh.axis_names
+    split, pos, block = [], {}, []
+    for d, n in enumerate(aval.shape):
+        axes = spec.axes_of(d)
+        for a in axes:
+            pos[a] = len(split)
+            split.append(mesh.shape[a])
+        block.append(n // math.prod(mesh.shape[a] for a in axes))
+        split.append(block[-1])
+    block_aval = aval.update(shape=tuple(block))
+    if not pos:
+        return x, -1, block_aval
+    used = [a for a in names if a in pos]
+    rest = [i for i in range(len(split)) if i not in pos.values()]
+    v = bind(Reshape, x, new_sizes=tuple(split))
+    perm = tuple(pos[a] for a in used) + tuple(rest)
+    if perm != tuple(range(len(perm))):
+        v = bind(Transpose, v, permutation=perm)
+    if len(used) < len(names):   # copies along the axes the spec leaves out
+        full = mesh.axis_sizes + tuple(block)
+        dims = tuple(names.index(a) for a in used) + \
+            tuple(range(len(names), len(names) + len(block)))
+        v = bind(BroadcastInDim, v, shape=full, broadcast_dimensions=dims)
+    v = bind(Reshape, v, new_sizes=(mesh.size, *block))
+    return v, 0, block_aval
+
+
+def _from_blocks(y, block_aval, spec, mesh):
+    """The global array of the devices' blocks ``y`` (stacked along axis 0) by ``spec``;
+    along a mesh axis the spec leaves out, the first device's block."""
+    names, sizes = mesh.axis_names, mesh.axis_sizes
+    block = block_aval.shape
+    m = len(names)
+    v = bind(Reshape, y, new_sizes=sizes + block)
+    named = set(spec.mesh_axes())
+    kept = [a for a in names if a in named]
+    if len(kept) < m:
+        limit = tuple(s if a in named else 1 for a, s in zip(names, sizes)) + block
+        v = bind(Slice, v, start_indices=(0,) * len(limit), limit_indices=limit,
+                 strides=(1,) * len(limit))
+        v = bind(Reshape, v, new_sizes=tuple(mesh.shape[a] for a in kept) + block)
+    perm, shape = [], []
+    for d in range(len(block)):
+        axes = spec.axes_of(d)
+        perm += [kept.index(a) for a in axes]
+        perm.append(len(kept) + d)
+        shape.append(block[d] * math.prod(mesh.shape[a] for a in axes))
+    if tuple(perm) != tuple(range(len(perm))):
+        v = bind(Transpose, v, permutation=tuple(perm))
+    return bind(Reshape, v, new_sizes=tuple(shape))

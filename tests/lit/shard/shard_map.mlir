@@ -1,0 +1,69 @@
+// RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-shard)' | filecheck %s
+// RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-shard, irax-inline, irax-lower-to-stablehlo)' | filecheck %s --check-prefix=LOWER
+
+// irax-shard expands a shard_map over a 2x2 mesh ("x", "y") as a pmap over its 4
+// devices (row-major: device 2k+j is x=k, y=j). A collective over "y" combines the
+// devices that share an "x" coordinate: {0, 1} on device 0 and {2, 3} on device 2,
+// each group's total sent back to its own devices only.
+
+// CHECK-LABEL: func.func private @f_pmap
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK-COUNT-4: "irax.transfer"(%{{.*}}) {device = {{[0-3]}} : i64}
+// CHECK: %[[S0:.*]] = "irax.sin"
+// CHECK: %[[S1:.*]] = "irax.sin"
+// CHECK: %[[S2:.*]] = "irax.sin"
+// CHECK: %[[S3:.*]] = "irax.sin"
+// CHECK: %[[A0:.*]] = "irax.transfer"(%[[S0]]) {device = 0 : i64}
+// CHECK: %[[R0:.*]] = "irax.reshape"(%[[A0]])
+// CHECK: %[[A1:.*]] = "irax.transfer"(%[[S1]]) {device = 0 : i64}
+// CHECK: %[[R1:.*]] = "irax.reshape"(%[[A1]])
+// CHECK: "irax.concatenate"(%[[R0]], %[[R1]])
+// CHECK: %[[SUM0:.*]] = "irax.reduce_sum"
+// CHECK: "irax.transfer"(%[[SUM0]]) {device = 0 : i64}
+// CHECK: "irax.transfer"(%[[SUM0]]) {device = 1 : i64}
+// CHECK: %[[B0:.*]] = "irax.transfer"(%[[S2]]) {device = 2 : i64}
+// CHECK: %[[T0:.*]] = "irax.reshape"(%[[B0]])
+// CHECK: %[[B1:.*]] = "irax.transfer"(%[[S3]]) {device = 2 : i64}
+// CHECK: %[[T1:.*]] = "irax.reshape"(%[[B1]])
+// CHECK: "irax.concatenate"(%[[T0]], %[[T1]])
+// CHECK: %[[SUM1:.*]] = "irax.reduce_sum"
+// CHECK: "irax.transfer"(%[[SUM1]]) {device = 2 : i64}
+// CHECK: "irax.transfer"(%[[SUM1]]) {device = 3 : i64}
+// CHECK: "irax.concatenate"({{.*}}) {dimension = 0 : i64} : (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<4x3xf32>
+// LOWER: module attributes {irax.num_devices = 4 : i64}
+// LOWER: flow.tensor.transfer %{{.*}} : tensor<3xf32> to #hal.device.promise<@dev3>
+// LOWER-COUNT-4: stablehlo.sine
+func.func @main_psum_y(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %r = "irax.shard_map"(%x) {callee = @f, in_axes = array<i64: 0>, out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "", mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "irax.sin"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = "irax.psum"(%0) {axis_name = "y"} : (tensor<3xf32>) -> tensor<3xf32>
+  return %1 : tensor<3xf32>
+}
+
+// -----
+
+// axis_index over "x" is each device's x coordinate: the group of devices {0, 2} (y = 0)
+// takes positions 0 and 1 of an iota, as does the group {1, 3}.
+// CHECK-LABEL: func.func private @g_pmap
+// CHECK: %[[I:.*]] = "irax.iota"() {dimension = 0 : i64, dtype = i32, shape = array<i64: 2>}
+// CHECK: "irax.slice"(%[[I]]) {limit_indices = array<i64: 1>, start_indices = array<i64: 0>
+// CHECK: "irax.transfer"(%{{.*}}) {device = 0 : i64}
+// CHECK: "irax.slice"(%[[I]]) {limit_indices = array<i64: 2>, start_indices = array<i64: 1>
+// CHECK: "irax.transfer"(%{{.*}}) {device = 2 : i64}
+// CHECK: %[[J:.*]] = "irax.iota"()
+// CHECK: "irax.slice"(%[[J]])
+// CHECK: "irax.transfer"(%{{.*}}) {device = 1 : i64}
+// CHECK: "irax.slice"(%[[J]])
+// CHECK: "irax.transfer"(%{{.*}}) {device = 3 : i64}
+// CHECK: "irax.concatenate"
+func.func @main_axis_index() -> tensor<4xi32> {
+  %r = "irax.shard_map"() {callee = @g, in_axes = array<i64>, out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "", mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : () -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+func.func private @g() -> tensor<i32> {
+  %0 = "irax.axis_index"() {axis_name = "x"} : () -> tensor<i32>
+  return %0 : tensor<i32>
+}

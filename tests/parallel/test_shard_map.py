@@ -1,0 +1,250 @@
+"""irax.sharding and irax.shard_map on a 2x2 mesh of 4 CPU devices, against real JAX:
+tests/parallel/shard_map_cases.py runs the same programs and API calls under JAX (in a
+process of its own, with 4 host devices) and the values, shards and error messages must
+match. Training steps (data- and model-parallel) must equal the single-device step."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as jnp
+from irax import lax
+from irax.config import config
+from irax.sharding import AxisType, Mesh, NamedSharding
+from irax.sharding import PartitionSpec as P
+
+sys.path.insert(0, os.path.dirname(__file__))
+import shard_map_cases  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def four_devices():
+    old = config.jax_num_cpu_devices
+    config.update("jax_num_cpu_devices", 4)
+    try:
+        yield
+    finally:
+        config.update("jax_num_cpu_devices", old)
+
+
+@pytest.fixture(scope="module")
+def mesh(four_devices):
+    # Auto axes, as the JAX side uses (the reprs name the axis types)
+    return irax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+
+
+@pytest.fixture(scope="module")
+def jax_ref(tmp_path_factory):
+    path = tmp_path_factory.mktemp("jax") / "ref.npz"
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, shard_map_cases.__file__, str(path)], check=True,
+                   env=env, capture_output=True, timeout=600)
+    with np.load(path) as data:
+        return {k: data[k] for k in data.files}
+
+
+CASES = ("reductions", "movement", "scatter", "replicated_args")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_programs_match_jax(name, mesh, jax_ref):
+    fn, arg_names = shard_map_cases.cases(jnp, lax, P, irax.shard_map, mesh)[name]
+    data = shard_map_cases.inputs()
+    got = fn(*(data[a] for a in arg_names))
+    keys = sorted(k.split("/", 1)[1] for k in jax_ref if k.startswith(name + "/"))
+    assert sorted(got) == keys
+    for k in keys:
+        np.testing.assert_allclose(np.asarray(got[k]), jax_ref[f"{name}/{k}"], rtol=1e-6,
+                                   atol=1e-6, err_msg=f"{name}/{k}")
+
+
+def test_results_are_sharded_by_out_specs(mesh):
+    f = irax.shard_map(lambda a: {"s": lax.psum(a, "y"), "t": a * 2}, mesh=mesh,
+                       in_specs=P("x", "y"), out_specs={"s": P("x"), "t": P("x", "y")})
+    a = shard_map_cases.inputs()["a"]
+    out = f(a)
+    assert out["t"].sharding == NamedSharding(mesh, P("x", "y"))
+    assert out["s"].sharding == NamedSharding(mesh, P("x"))
+    blocks = {s.device.id: np.asarray(s.data) for s in out["t"].addressable_shards}
+    np.testing.assert_array_equal(blocks[1], 2 * a[:2, 4:])   # device (x=0, y=1)
+    np.testing.assert_array_equal(blocks[2], 2 * a[2:, :4])   # device (x=1, y=0)
+    # a sharded result feeds the next shard_map, whose in_specs default to its sharding
+    g = irax.shard_map(lambda t: t + lax.axis_index("x"), mesh=mesh, out_specs=P("x", "y"))
+    np.testing.assert_array_equal(np.asarray(g(out["t"])),
+                                  2 * a + np.float32([0, 0, 1, 1])[:, None])
+
+
+def test_sharding_api_matches_jax(mesh, jax_ref):
+    want = json.loads(str(jax_ref["facts"]))
+    got = shard_map_cases.sharding_facts(P, NamedSharding, irax.device_put, mesh)
+    assert set(got) == set(want)
+    for key in want:
+        assert got[key] == want[key], key
+
+
+def test_errors_match_jax(mesh, jax_ref):
+    """The facts of each message (its first paragraphs) are JAX's; the advice after them
+    is irax's own. JAX names the manual axes as a frozenset, irax as the mesh's names."""
+    paragraphs = {"spec_too_long": 2, "indivisible": 3, "indivisible_one_axis": 3,
+                  "out_spec_too_long": 2}
+    thunks = shard_map_cases.errors(P, irax.shard_map, NamedSharding, irax.device_put, mesh)
+    for name, thunk in thunks.items():
+        want = str(jax_ref[f"error/{name}"])
+        with pytest.raises(ValueError) as info:
+            thunk()
+        got = f"{type(info.value).__name__}: {info.value}"
+        if name == "unknown_axis":
+            assert got.startswith("ValueError: shard_map in_specs argument must refer to an "
+                                  "axis of the mesh ('x', 'y'), but:")
+            assert got.split("\n\n")[1:] == want.split("\n\n")[1:]
+        elif name in paragraphs:
+            n = paragraphs[name]
+            assert got.split("\n\n")[:n] == want.split("\n\n")[:n], name
+        else:
+            assert got == want, name
+
+
+def test_spec_structure_errors(mesh):
+    f = irax.shard_map(lambda a, b: a, mesh=mesh, in_specs=(P(), P(), P()), out_specs=P())
+    with pytest.raises(ValueError, match=r"in_specs that are not a pytree prefix of its "
+                       r"arguments: expected a prefix of PyTreeDef\(\(\*, \*\)\), got "
+                       r"in_specs of structure PyTreeDef\(\(\*, \*, \*\)\)"):
+        f(np.zeros(4), np.zeros(4))
+    g = irax.shard_map(lambda a: (a, a), mesh=mesh, in_specs=P(), out_specs=[P()])
+    with pytest.raises(ValueError, match="out_specs that are not a pytree prefix of its "
+                       "outputs"):
+        g(np.zeros(4))
+    with pytest.raises(TypeError, match="shard_map in_specs entries must be "
+                       "PartitionSpecs or None, got 'x'"):
+        irax.shard_map(lambda a: a, mesh=mesh, in_specs=("x",), out_specs=P())
+    with pytest.raises(ValueError, match=r"shard_map requires a mesh"):
+        irax.shard_map(lambda a: a, in_specs=P(), out_specs=P())
+
+
+# ---- training steps: sharded == single device --------------------------------------------
+def _mlp_params(seed=0):
+    rng = np.random.default_rng(seed)
+    f = lambda *s: (rng.normal(size=s) * 0.5).astype(np.float32)  # noqa: E731
+    return {"w1": f(3, 8), "b1": f(8), "w2": f(8, 2), "b2": f(2)}
+
+
+def _forward(p, x):
+    return jnp.tanh(x @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
+
+
+def _loss(p, x, y):
+    return jnp.mean((_forward(p, x) - y) ** 2)
+
+
+def _batch(seed=1, n=16):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=(n, 3)).astype(np.float32),
+            rng.normal(size=(n, 2)).astype(np.float32))
+
+
+LR = 0.1
+
+
+@irax.jit
+def _single_step(p, x, y):
+    loss, g = irax.value_and_grad(_loss)(p, x, y)
+    return irax.tree_util.tree_map(lambda a, b: a - LR * b, p, g), loss
+
+
+def _assert_trees_close(got, want, rtol=2e-5):
+    for k in want:
+        np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=rtol,
+                                   atol=1e-6, err_msg=k)
+
+
+def test_data_parallel_step_equals_single_device(mesh):
+    """Batch split over both mesh axes, params replicated; each device takes the gradient
+    of its shard's loss and the gradients are averaged with pmean (the classic pattern)."""
+    batch = P(("x", "y"))
+
+    def local_step(p, x, y):
+        loss, g = irax.value_and_grad(_loss)(p, x, y)
+        g = lax.pmean(g, ("x", "y"))
+        return irax.tree_util.tree_map(lambda a, b: a - LR * b, p, g), \
+            lax.pmean(loss, ("x", "y"))
+
+    step = irax.jit(irax.shard_map(local_step, mesh=mesh, in_specs=(P(), batch, batch),
+                                   out_specs=(P(), P())))
+    p, (x, y) = _mlp_params(), _batch()
+    want_p, want_loss = _single_step(p, x, y)
+    got_p, got_loss = step(p, x, y)
+    _assert_trees_close(got_p, want_p)
+    np.testing.assert_allclose(got_loss, want_loss, rtol=1e-5)
+    # a second step from the first's (replicated, sharded) outputs
+    want_p2, _ = _single_step(want_p, x, y)
+    got_p2, _ = step(got_p, x, y)
+    _assert_trees_close(got_p2, want_p2)
+
+
+def test_model_parallel_step_equals_single_device(mesh):
+    """The hidden layer split over "y" (w1 by its output dimension, w2 by its input) and
+    the batch over "x"; the gradient is taken through the shard_map, outside it."""
+    specs = {"w1": P(None, "y"), "b1": P("y"), "w2": P("y", None), "b2": P()}
+
+    def local_loss(p, x, y):
+        h = jnp.tanh(x @ p["w1"] + p["b1"])
+        out = lax.psum(h @ p["w2"], "y") + p["b2"]
+        return lax.psum(jnp.sum((out - y) ** 2), "x") / (x.shape[0] * 2 * y.shape[1])
+
+    loss = irax.shard_map(local_loss, mesh=mesh, in_specs=(specs, P("x"), P("x")),
+                          out_specs=P())
+
+    @irax.jit
+    def step(p, x, y):
+        value, g = irax.value_and_grad(loss)(p, x, y)
+        return irax.tree_util.tree_map(lambda a, b: a - LR * b, p, g), value
+
+    p, (x, y) = _mlp_params(2), _batch(3)
+    want_p, want_loss = _single_step(p, x, y)
+    got_p, got_loss = step(p, x, y)
+    np.testing.assert_allclose(got_loss, want_loss, rtol=1e-5)
+    _assert_trees_close(got_p, want_p)
+
+
+def test_transforms_of_shard_map(mesh):
+    a = shard_map_cases.inputs()["a"]
+    # a collective inside a loop: one program over the mesh, not per-device copies
+    def loopy(x):
+        return lax.fori_loop(0, 3, lambda i, c: c + lax.psum(x * i, "x"), jnp.zeros_like(x))
+
+    got = irax.shard_map(loopy, mesh=mesh, in_specs=P("x", "y"), out_specs=P(None, "y"))(a)
+    np.testing.assert_allclose(np.asarray(got), 3 * (a[:2] + a[2:]), rtol=1e-6)
+    # vmap over a shard_map: the batch axis rides along in every block
+    f = irax.shard_map(lambda b: lax.psum(b, "y"), mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=P("x", None))
+    got = irax.vmap(f)(np.stack([a, -a]))
+    want = a[:, :4] + a[:, 4:]
+    np.testing.assert_allclose(np.asarray(got), np.stack([want, -want]), rtol=1e-6)
+    # jvp through it
+    primal, tangent = irax.jvp(f, (a,), (np.ones_like(a),))
+    np.testing.assert_allclose(np.asarray(tangent), np.full((4, 4), 2.0))
+
+
+def test_mesh_construction_and_context(four_devices):
+    devices = irax.devices()
+    mesh = Mesh(np.array(devices).reshape(2, 2), ("a", "b"))
+    assert mesh.shape == {"a": 2, "b": 2} and mesh.size == 4
+    assert mesh.axis_types == (AxisType.Auto,) * 2        # as jax.sharding.Mesh
+    assert irax.make_mesh((4,), ("d",)).axis_types == (AxisType.Explicit,)  # as make_mesh
+    with pytest.raises(ValueError, match=r"Number of devices 4 must be >= the "
+                       r"product of mesh_shape \(4, 2\)"):
+        irax.make_mesh((4, 2), ("a", "b"))
+    with irax.set_mesh(mesh):
+        assert irax.sharding.get_abstract_mesh() is mesh
+        x = irax.device_put(np.arange(8.0), P("a"))
+        assert x.sharding == NamedSharding(mesh, P("a"))
+        out = irax.shard_map(lambda v: v * lax.axis_index("b"), in_specs=P("a"),
+                             out_specs=P("a"))(x)
+        # "b" is not in the out spec: the first device's block along "b" (index 0)
+        np.testing.assert_array_equal(np.asarray(out), np.zeros(8))
+    assert irax.sharding.get_abstract_mesh() is not mesh
