@@ -248,3 +248,21 @@ def test_mesh_construction_and_context(four_devices):
         # "b" is not in the out spec: the first device's block along "b" (index 0)
         np.testing.assert_array_equal(np.asarray(out), np.zeros(8))
     assert irax.sharding.get_abstract_mesh() is not mesh
+
+
+def test_a_shard_map_program_compiles_for_two_cuda_devices(four_devices, tmp_path):
+    """Compile only (no GPU here): the multi-device program of a shard_map over 2 devices
+    is PTX for two CUDA devices; the same export for the CPU runs and matches."""
+    mesh = irax.make_mesh((2,), ("d",))
+    f = irax.jit(irax.shard_map(lambda x, w: lax.psum(jnp.tanh(x @ w), "d"), mesh=mesh,
+                                in_specs=(P("d"), P()), out_specs=P()))
+    x, w = _batch(4, n=8)[0], _mlp_params(5)["w2"][:3]
+    exp = irax.export.export(f, targets=["cuda:sm_80", "cpu"])(x, w)
+    assert exp.nr_devices == 2
+    blob = exp.serialize("cuda:sm_80")
+    assert b".target sm_80" in blob
+    assert b"dev0=cuda[0]" in blob and b"dev1=cuda[1]" in blob
+    exp.save(tmp_path / "cpu.vmfb", "cpu")
+    want = np.tanh(x[:4] @ w) + np.tanh(x[4:] @ w)
+    np.testing.assert_allclose(np.asarray(irax.aot.load(tmp_path / "cpu.vmfb")(x, w)), want,
+                               rtol=1e-5)

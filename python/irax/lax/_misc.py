@@ -25,6 +25,7 @@ from irax.lax._reduce import dot_general, reduce_sum
 from irax.lax._shape import broadcasted_iota, concatenate, slice_in_dim
 from irax.lax._sorting import top_k
 from irax.runtime.devices import default_backend
+from irax.transforms.jit import lay_out
 
 
 # ---- contractions ------------------------------------------------------------------------------
@@ -179,10 +180,14 @@ def optimization_barrier(operand, /):
 
 
 def with_sharding_constraint(x, shardings):
-    """``x`` unchanged: on one device every sharding is trivial
-    (``jax.lax.with_sharding_constraint``)."""
-    del shardings
-    return tree_util.tree_map(U.as_operand, x)
+    """``x`` laid out as ``shardings`` (a sharding, a ``PartitionSpec`` under
+    ``set_mesh``, or a pytree prefix of ``x``) (``jax.lax.with_sharding_constraint``).
+
+    Inside a traced function the values are unchanged once the shapes are checked
+    against the shardings (irax does not partition programs yet); outside one, the
+    arrays are put on the devices as ``device_put`` does."""
+    x = tree_util.tree_map(U.as_operand, x)
+    return lay_out(x, shardings, "with_sharding_constraint", "x")
 
 
 def stage(x, /):

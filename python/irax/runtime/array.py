@@ -242,10 +242,10 @@ def device_buffer(x, aval: ShapedArray, device):
     return to_device(device.hal, np.asarray(x, dtype=aval.dtype, order="C"))
 
 
-def put_sharded(x: Array, sharding, what: str = "") -> Array:
+def put_sharded(x: Array, sharding, what: str = "", api: str = "device_put") -> Array:
     """``x`` laid out as ``sharding`` (a ``NamedSharding``): each device gets its block
-    (``what`` names the array in errors)."""
-    check_shape(sharding, x.aval.shape, what)
+    (``what`` names the array and ``api`` the caller in errors)."""
+    check_shape(sharding, x.aval.shape, what, api)
     if x._sharding == sharding and x._shards is not None:
         return x
     host = x._numpy()

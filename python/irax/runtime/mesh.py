@@ -407,13 +407,14 @@ def check_spec(mesh: Mesh, spec: PartitionSpec) -> None:
         seen.add(a)
 
 
-def check_shape(sharding: NamedSharding, shape, what: str = "") -> None:
+def check_shape(sharding: NamedSharding, shape, what: str = "",
+                api: str = "device_put") -> None:
     """Errors for a spec longer than the rank, or a dimension its axes do not divide
     (``what`` names the array in the message)."""
     spec = sharding.spec
     where = f" ({what})" if what else ""
     if len(spec) > len(shape):
-        raise ValueError(f"One of device_put args{where} is incompatible with its sharding "
+        raise ValueError(f"One of {api} args{where} is incompatible with its sharding "
                          f"annotation {sharding}: Sharding {sharding} is only valid for "
                          f"values of rank at least {len(spec)}, but was applied to a value "
                          f"of rank {len(shape)}.")

@@ -465,19 +465,93 @@ def disable_jit(disable: bool = True):
     return config.override("jax_disable_jit", disable)
 
 
-def jit(fun: Callable | None = None, *, static_argnums=None, static_argnames=None,
-        donate_argnums=None, donate_argnames=None, keep_unused: bool = False, device=None,
+def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
+        static_argnums=None, static_argnames=None, donate_argnums=None,
+        donate_argnames=None, keep_unused: bool = False, device=None,
         backend: str | None = None, inline: bool = False, **unsupported) -> Any:
     """Compiles ``fun`` with IREE (``jax.jit``). Usable as ``@jit``, ``@jit(...)`` and with
-    ``functools.partial(jit, static_argnums=...)``."""
+    ``functools.partial(jit, static_argnums=...)``.
+
+    ``in_shardings``/``out_shardings`` (a sharding, or a pytree prefix of the positional
+    arguments / the outputs; None leaves a value as it is) lay the arguments and results
+    out as sharded arrays. The program itself is not partitioned yet: it runs on one
+    device, with the values JAX computes."""
     if unsupported:
         raise TypeError(f"irax.jit got unexpected keyword argument(s) {sorted(unsupported)}")
     opts = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
                 keep_unused=keep_unused, device=device, backend=backend, inline=inline)
-    if fun is None:
-        return lambda f: JitFunction(f, **opts)
-    return JitFunction(fun, **opts)
+
+    def make(f):
+        jitted = JitFunction(f, **opts)
+        if in_shardings is None and out_shardings is None:
+            return jitted
+        return LaidOutJit(jitted, in_shardings, out_shardings)
+
+    return make if fun is None else make(fun)
+
+
+class LaidOutJit:
+    """A jitted function whose arguments and results are laid out by shardings (``jit``
+    with ``in_shardings``/``out_shardings``); everything else is its ``JitFunction``'s."""
+
+    def __init__(self, jitted: JitFunction, in_shardings, out_shardings):
+        self._jitted = jitted
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        functools.update_wrapper(self, jitted.fun, updated=())
+
+    def __getattr__(self, name):
+        return getattr(self._jitted, name)
+
+    def __call__(self, *args, **kwargs):
+        if current_trace() is not None:   # shardings only lay values out
+            return self._jitted(*args, **kwargs)
+        if self.in_shardings is not None:
+            args = self._place_args(args)
+        out = self._jitted(*args, **kwargs)
+        if self.out_shardings is not None:
+            out = lay_out(out, self.out_shardings, "jit out_shardings", "outputs")
+        return out
+
+    def _place_args(self, args):
+        static = self._jitted.static_argnums
+        dyn = [i for i in range(len(args)) if i not in static]
+        specs = self.in_shardings
+        if _is_placement(specs):
+            specs = (specs,) * len(dyn)
+        if not isinstance(specs, (tuple, list)) or len(specs) != len(dyn):
+            raise ValueError(f"jit in_shardings must be a sharding or a tuple with one entry "
+                             f"per positional argument: the function takes {len(dyn)} "
+                             f"positional arguments, but in_shardings has "
+                             f"{len(specs) if isinstance(specs, (tuple, list)) else 1}")
+        placed = list(args)
+        for i, spec in zip(dyn, specs):
+            placed[i] = lay_out(args[i], spec, "jit in_shardings", f"args[{i}]")
+        return tuple(placed)
+
+
+def lay_out(x, shardings, api: str, what: str):
+    """``x`` put as ``shardings`` (a prefix pytree; None leaves a leaf where it is)."""
+    if shardings is None:
+        return x
+    if _is_placement(shardings):
+        places = [shardings] * len(tree_util.tree_leaves(x))
+    else:
+        is_leaf = lambda s: s is None or _is_placement(s)  # noqa: E731
+        treedef = tree_util.tree_structure(shardings, is_leaf=is_leaf)
+        try:
+            subtrees = treedef.flatten_up_to(x)
+        except ValueError:
+            raise ValueError(f"{api}: the shardings for {what} must be a pytree prefix of "
+                             f"{tree_util.tree_structure(x)}, got {treedef}") from None
+        places = []
+        for s, sub in zip(tree_util.tree_leaves(shardings, is_leaf=is_leaf), subtrees):
+            places += [s] * len(tree_util.tree_leaves(sub))
+    leaves, tree = tree_util.tree_flatten(x)
+    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(x)[0]]
+    return tree_util.tree_unflatten(tree, [
+        v if s is None else _put(v, s, f"{what}{path}", api)
+        for v, s, path in zip(leaves, places, paths)])
 
 
 def make_mlir(fun: Callable, *, stage: str = "irax", debug_info: bool = False,
@@ -532,21 +606,23 @@ def _is_placement(d) -> bool:
     return isinstance(d, (devices.Device, mesh_lib.Sharding, mesh_lib.PartitionSpec))
 
 
-def _put(leaf, device):
-    if isinstance(leaf, Tracer):
-        return leaf
+def _put(leaf, device, what: str = "", api: str = "device_put"):
     if isinstance(device, mesh_lib.PartitionSpec):
         mesh = mesh_lib.get_mesh()
         if mesh is None:
-            raise ValueError(f"device_put: a PartitionSpec ({device}) needs a mesh: use "
+            raise ValueError(f"{api}: a PartitionSpec ({device}) needs a mesh: use "
                              "NamedSharding(mesh, spec) or irax.set_mesh(mesh)")
         device = mesh_lib.NamedSharding(mesh, device)
+    if isinstance(leaf, Tracer):   # a layout inside a trace: checked, values unchanged
+        if isinstance(device, mesh_lib.NamedSharding):
+            mesh_lib.check_shape(device, leaf.aval.shape, what, api)
+        return leaf
     if isinstance(device, mesh_lib.SingleDeviceSharding):
         device = device._device
     data, aval = concrete_value(leaf)
     arr = leaf if isinstance(leaf, Array) else Array._from_host(np.asarray(data), aval)
     if isinstance(device, mesh_lib.NamedSharding):
-        return put_sharded(arr, device)
+        return put_sharded(arr, device, what, api)
     dev = device if device is not None else devices.default_device()
     if not isinstance(dev, devices.Device):
         raise TypeError(f"device_put: expected a device or a sharding, got {device!r}")

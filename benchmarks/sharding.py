@@ -1,0 +1,163 @@
+"""Multi-device timings: a data-parallel MLP step on 1 and 2 devices, and each collective
+on 2 and 4 devices, for irax and JAX (host CPU devices for both), as medians and ratios.
+
+    python benchmarks/sharding.py [--quick]
+
+``speed-up`` is the 1-device step's time over the sharded step's (issue 16 asks >= 1.3x
+on 2 devices of a 2-core machine). A collective's row is ``shard_map(psum)`` and friends
+over a 1-D mesh, minus nothing: the whole call, arguments already on their devices.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import numpy as np  # noqa: E402
+
+
+def _median(fn, reps: int, number: int) -> float:
+    fn()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t) / number)
+    return statistics.median(times)
+
+
+def _libs():
+    import irax
+    import irax.numpy as inp
+    from irax import lax as ilax
+
+    irax.config.update("jax_num_cpu_devices", 4)
+    libs = {"irax": (irax, inp, ilax, irax.sharding.PartitionSpec, irax.shard_map)}
+    try:
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+        from jax.sharding import AxisType, PartitionSpec
+
+        libs["jax"] = (jax, jnp, lax, PartitionSpec, jax.shard_map, AxisType)
+    except ImportError:
+        pass
+    return libs
+
+
+def _mesh(lib, name, n):
+    mod = lib[0]
+    if name == "jax":
+        return mod.make_mesh((n,), ("d",), axis_types=(lib[5].Auto,),
+                             devices=mod.devices()[:n])
+    return mod.make_mesh((n,), ("d",), devices=mod.devices()[:n])
+
+
+def _put(lib, mesh, x, spec):
+    mod = lib[0]
+    return mod.device_put(x, mod.sharding.NamedSharding(mesh, spec))
+
+
+def _step_fns(lib):
+    """The MLP step on one device, and its per-device form for shard_map."""
+    mod, np_, lax = lib[:3]
+
+    def loss(p, x, y):
+        return np_.mean((np_.tanh(x @ p["w1"]) @ p["w2"] - y) ** 2)
+
+    def update(p, g):
+        return mod.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
+
+    def single(p, x, y):
+        return update(p, mod.grad(loss)(p, x, y))
+
+    def local(p, x, y):
+        return update(p, lax.pmean(mod.grad(loss)(p, x, y), "d"))
+
+    return single, local
+
+
+def _timed(mod, f, *args):
+    return _median(lambda: mod.block_until_ready(f(*args)), 5, 3)
+
+
+def step_rows(libs, quick: bool):
+    rng = np.random.default_rng(0)
+    d_in, d_h, batch = 256, 512, 2048 if not quick else 512
+    params = {"w1": rng.normal(size=(d_in, d_h)).astype(np.float32) * 0.05,
+              "w2": rng.normal(size=(d_h, 10)).astype(np.float32) * 0.05}
+    x = rng.normal(size=(batch, d_in)).astype(np.float32)
+    y = rng.normal(size=(batch, 10)).astype(np.float32)
+    rows = []
+    for name, lib in libs.items():
+        mod, P, shard_map = lib[0], lib[3], lib[4]
+        single, local = _step_fns(lib)
+        t1 = _timed(mod, mod.jit(single), params, x, y)
+        mesh = _mesh(lib, name, 2)
+        sharded = mod.jit(shard_map(local, mesh=mesh, in_specs=(P(), P("d"), P("d")),
+                                    out_specs=P()))
+        xs, ys = _put(lib, mesh, x, P("d")), _put(lib, mesh, y, P("d"))
+        ps = {k: _put(lib, mesh, v, P()) for k, v in params.items()}
+        t2 = _timed(mod, sharded, ps, xs, ys)
+        rows.append((f"mlp step {name}", t1, t2, t1 / t2))
+    return rows
+
+
+COLLECTIVES = ("identity", "psum", "all_gather", "ppermute", "psum_scatter")
+
+
+def _collective(lib, coll: str, n: int, size: int):
+    np_, lax = lib[1], lib[2]
+    if coll == "identity":
+        return lambda v: v * 1.0
+    if coll == "psum":
+        return lambda v: lax.psum(v, "d")
+    if coll == "all_gather":
+        return lambda v: lax.all_gather(v, "d", tiled=True)[:size]
+    if coll == "ppermute":
+        return lambda v: lax.ppermute(v, "d", perm=[(k, (k + 1) % n) for k in range(n)])
+    return lambda v: np_.tile(lax.psum_scatter(v, "d", tiled=True), n)
+
+
+def collective_rows(libs, quick: bool):
+    size = 1 << (16 if quick else 20)
+    rows = []
+    for n in (2, 4):
+        x = np.random.default_rng(1).normal(size=(n * size,)).astype(np.float32)
+        for coll in COLLECTIVES:
+            out = {}
+            for name, lib in libs.items():
+                mod, P, shard_map = lib[0], lib[3], lib[4]
+                mesh = _mesh(lib, name, n)
+                f = mod.jit(shard_map(_collective(lib, coll, n, size), mesh=mesh,
+                                      in_specs=P("d"), out_specs=P("d")))
+                out[name] = _timed(mod, f, _put(lib, mesh, x, P("d")))
+            rows.append((f"{coll} {n} devices, {size} f32 each", out.get("irax"),
+                         out.get("jax")))
+    return rows
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args(argv)
+    libs = _libs()
+    print(f"{'data-parallel step':28s} {'1 device':>10s} {'2 devices':>10s} {'speed-up':>9s}")
+    for name, t1, t2, s in step_rows(libs, args.quick):
+        print(f"{name:28s} {t1 * 1e3:9.2f}ms {t2 * 1e3:9.2f}ms {s:8.2f}x")
+    print(f"\n{'collective':42s} {'irax':>10s} {'jax':>10s} {'irax/jax':>9s}")
+    for name, ti, tj in collective_rows(libs, args.quick):
+        ratio = f"{ti / tj:8.2f}x" if ti and tj else "       -"
+        tjs = f"{tj * 1e3:9.2f}ms" if tj else "         -"
+        print(f"{name:42s} {ti * 1e3:9.2f}ms {tjs} {ratio}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,79 @@
+"""jit(in_shardings=, out_shardings=) and lax.with_sharding_constraint on a 2x2 mesh of 4
+CPU devices: the values are those of the unsharded function, the results are laid out
+as asked, and bad shardings get JAX's errors. (The program is not partitioned yet: it
+runs on one device; see docs/sharding.md.)"""
+
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as jnp
+from irax import lax
+from irax.config import config
+from irax.sharding import NamedSharding
+from irax.sharding import PartitionSpec as P
+
+
+@pytest.fixture(scope="module")
+def mesh():
+    old = config.jax_num_cpu_devices
+    config.update("jax_num_cpu_devices", 4)
+    try:
+        yield irax.make_mesh((2, 2), ("x", "y"))
+    finally:
+        config.update("jax_num_cpu_devices", old)
+
+
+def _x(*shape, seed=0):
+    return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
+
+
+def test_in_and_out_shardings_lay_values_out(mesh):
+    rows, cols = NamedSharding(mesh, P("x")), NamedSharding(mesh, P(None, "y"))
+
+    def f(a, b):
+        h = lax.with_sharding_constraint(a @ b, NamedSharding(mesh, P("x", "y")))
+        return {"h": h, "s": jnp.sum(h)}
+
+    g = irax.jit(f, in_shardings=(rows, cols),
+                 out_shardings={"h": NamedSharding(mesh, P("x", "y")), "s": None})
+    a, b = _x(4, 3), _x(3, 8, seed=1)
+    out = g(a, b)
+    np.testing.assert_allclose(np.asarray(out["h"]), a @ b, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(out["s"]), (a @ b).sum(), rtol=1e-4)
+    assert out["h"].sharding == NamedSharding(mesh, P("x", "y"))
+    assert {s.device.id: s.index for s in out["h"].addressable_shards}[3] == \
+        (slice(2, 4), slice(4, 8))
+    # one sharding for every argument; the lowered program is jit's
+    h = irax.jit(lambda u, v: u * v, in_shardings=rows, out_shardings=rows)
+    assert h(a, a).sharding == rows
+    assert "stablehlo.multiply" in h.lower(a, a).as_text("stablehlo")
+    # outside a trace, with_sharding_constraint puts the value on the mesh
+    assert lax.with_sharding_constraint(b, cols).sharding == cols
+    # under set_mesh a bare PartitionSpec names the mesh's axes
+    with irax.set_mesh(mesh):
+        k = irax.jit(lambda u: u + 1, in_shardings=P("x"), out_shardings=P(("x", "y")))
+        assert k(b.T).sharding == NamedSharding(mesh, P(("x", "y")))
+
+
+def test_sharding_errors(mesh):
+    a = _x(3, 4)
+    g = irax.jit(lambda u: u, in_shardings=NamedSharding(mesh, P("x")))
+    with pytest.raises(ValueError, match=r"array axis 0 is partitioned 2 times, but the "
+                       r"dimension size is 3 \(args\[0\]\)"):
+        g(a)
+    g = irax.jit(lambda u, v: u, in_shardings=(NamedSharding(mesh, P()),))
+    with pytest.raises(ValueError, match="the function takes 2 positional arguments, but "
+                       "in_shardings has 1"):
+        g(a, a)
+    g = irax.jit(lambda u: u, out_shardings=NamedSharding(mesh, P("x", "y", None)))
+    with pytest.raises(ValueError, match=r"One of jit out_shardings args \(outputs\) is "
+                       r"incompatible .* only valid for values of rank at least 3, but was "
+                       r"applied to a value of rank 2"):
+        g(a)
+
+    def constrained(u):
+        return lax.with_sharding_constraint(u, NamedSharding(mesh, P(None, ("x", "y"), None)))
+
+    with pytest.raises(ValueError, match="One of with_sharding_constraint args"):
+        irax.jit(constrained)(a)
