@@ -51,11 +51,16 @@ def jax_ref(tmp_path_factory):
 CASES = ("reductions", "movement", "scatter", "replicated_args")
 
 
+@pytest.mark.parametrize("threads", [True, False], ids=["threads", "one-program"])
 @pytest.mark.parametrize("name", CASES)
-def test_programs_match_jax(name, mesh, jax_ref):
+def test_programs_match_jax(name, threads, mesh, jax_ref):
+    """Both ways irax runs a shard_map: a program per device on threads of its own (the
+    default outside jit), and one multi-device program (under jit, and with the option
+    off)."""
     fn, arg_names = shard_map_cases.cases(jnp, lax, P, irax.shard_map, mesh)[name]
     data = shard_map_cases.inputs()
-    got = fn(*(data[a] for a in arg_names))
+    with config.override("irax_shard_map_threads", threads):
+        got = fn(*(data[a] for a in arg_names))
     keys = sorted(k.split("/", 1)[1] for k in jax_ref if k.startswith(name + "/"))
     assert sorted(got) == keys
     for k in keys:
@@ -77,6 +82,28 @@ def test_results_are_sharded_by_out_specs(mesh):
     g = irax.shard_map(lambda t: t + lax.axis_index("x"), mesh=mesh, out_specs=P("x", "y"))
     np.testing.assert_array_equal(np.asarray(g(out["t"])),
                                   2 * a + np.float32([0, 0, 1, 1])[:, None])
+
+
+def test_threaded_results_stay_on_their_devices(mesh):
+    """A program per device: each result block is computed on its device and kept there
+    (no gather); a sharded argument's blocks are used where they are; weak types of
+    Python scalars survive; a collective in a loop runs as one program instead."""
+    a = shard_map_cases.inputs()["a"]
+    x = irax.device_put(a, NamedSharding(mesh, P("x", "y")))
+    f = irax.shard_map(lambda b, s: lax.psum(b * s, "x"), mesh=mesh,
+                       in_specs=(P("x", "y"), P()), out_specs=P(None, "y"))
+    out = f(x, 2.0)
+    assert out._host is None   # not assembled
+    for shard in out.addressable_shards:
+        assert shard.data.devices() == {shard.device}
+    np.testing.assert_allclose(np.asarray(out), 2 * (a[:2] + a[2:]), rtol=1e-6)
+    h = irax.shard_map(lambda b, s: b * s, mesh=mesh, in_specs=(P("x", "y"), P()),
+                       out_specs=P("x", "y"))
+    assert h(x.astype(jnp.bfloat16), 3.0).dtype == jnp.bfloat16
+    looped = irax.shard_map(lambda b: lax.fori_loop(0, 2, lambda i, c: lax.psum(c, "y"), b),
+                            mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y"))
+    s = a[:, :4] + a[:, 4:]
+    np.testing.assert_allclose(np.asarray(looped(a)), np.tile(2 * s, (1, 2)), rtol=1e-6)
 
 
 def test_sharding_api_matches_jax(mesh, jax_ref):
@@ -173,13 +200,15 @@ def test_data_parallel_step_equals_single_device(mesh):
         return irax.tree_util.tree_map(lambda a, b: a - LR * b, p, g), \
             lax.pmean(loss, ("x", "y"))
 
-    step = irax.jit(irax.shard_map(local_step, mesh=mesh, in_specs=(P(), batch, batch),
-                                   out_specs=(P(), P())))
+    mapped = irax.shard_map(local_step, mesh=mesh, in_specs=(P(), batch, batch),
+                            out_specs=(P(), P()))
+    step = irax.jit(mapped)          # one program; called directly: one per device
     p, (x, y) = _mlp_params(), _batch()
     want_p, want_loss = _single_step(p, x, y)
-    got_p, got_loss = step(p, x, y)
-    _assert_trees_close(got_p, want_p)
-    np.testing.assert_allclose(got_loss, want_loss, rtol=1e-5)
+    for run in (step, mapped):
+        got_p, got_loss = run(p, x, y)
+        _assert_trees_close(got_p, want_p)
+        np.testing.assert_allclose(got_loss, want_loss, rtol=1e-5)
     # a second step from the first's (replicated, sharded) outputs
     want_p2, _ = _single_step(want_p, x, y)
     got_p2, _ = step(got_p, x, y)

@@ -134,6 +134,11 @@ config.define("irax_cpu_driver", "auto",
               "matrix products and convolutions reach irax_cpu_threads_min_flops), "
               "'local-sync' or 'local-task' for every program.", str,
               env="IRAX_CPU_DRIVER")
+config.define("irax_shard_map_threads", True,
+              "Run a shard_map called outside jit over CPU devices as one program per "
+              "device, each on a thread of its own, its collectives meeting on the host "
+              "(False: one multi-device program, whose devices run one after another).",
+              _bool, env="IRAX_SHARD_MAP_THREADS")
 config.define("irax_cpu_threads_min_flops", 1 << 25,
               "Under irax_cpu_driver='auto': the multiply-adds of a program's matrix "
               "products and convolutions from which it runs on the thread pool.",

@@ -16,22 +16,38 @@ class _Axes(threading.local):
 
     def __init__(self):
         self.bound: list = []
+        #: axis name -> the handler its collectives call instead of emitting ops (a
+        #: shard_map run as one program per device: irax.transforms.spmd)
+        self.spmd: list = []
 
 
 _AXES = _Axes()
 
 
 @contextlib.contextmanager
-def bound_axis(name, size: int):
-    """Binds ``name`` to an axis of ``size`` while the body runs (None binds nothing)."""
+def bound_axis(name, size: int, spmd=None):
+    """Binds ``name`` to an axis of ``size`` while the body runs (None binds nothing);
+    ``spmd``, when given, is what its collectives call (``spmd_handler``)."""
     if name is None:
         yield
         return
     _AXES.bound.append((name, size))
+    _AXES.spmd.append((name, spmd))
     try:
         yield
     finally:
         _AXES.bound.pop()
+        _AXES.spmd.pop()
+
+
+def spmd_handler(name):
+    """The handler bound with the innermost axis ``name``: None unless that axis is one
+    of a mesh whose devices each run their own program, whose collectives call
+    ``handler(op_cls, operands, attrs)`` instead of emitting the op."""
+    for bound, handler in reversed(_AXES.spmd):
+        if bound == name:
+            return handler
+    return None
 
 
 def bound_axis_size(name) -> int:

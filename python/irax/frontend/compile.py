@@ -13,6 +13,7 @@ the devices the program addresses.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import logging
 import threading
@@ -168,6 +169,26 @@ _EXECUTABLES_MAX = 64
 _LOCK = threading.Lock()
 
 
+class _OneThread(threading.local):
+    """Set while compiling programs that must each stay on their calling thread."""
+
+    on = False
+
+
+_ONE_THREAD = _OneThread()
+
+
+@contextlib.contextmanager
+def one_thread_each():
+    """Programs compiled in the body run on their calling thread (``local-sync``): the
+    per-device programs of a shard_map run on threads of their own, one per core."""
+    old, _ONE_THREAD.on = _ONE_THREAD.on, True
+    try:
+        yield
+    finally:
+        _ONE_THREAD.on = old
+
+
 def wants_threads(work, device) -> bool:
     """Whether a program of ``work`` (``lowering/work.py``) runs on IREE's thread pool:
     never unless ``irax_cpu_driver`` is "auto" (the device's driver decides then); under
@@ -175,7 +196,7 @@ def wants_threads(work, device) -> bool:
     products and convolutions hold at least ``irax_cpu_threads_min_flops`` multiply-adds
     (below that, and for elementwise work, the thread hand-off costs more than a second
     core gains: docs/performance.md)."""
-    if device.platform != "cpu" or config.irax_cpu_driver != "auto":
+    if device.platform != "cpu" or config.irax_cpu_driver != "auto" or _ONE_THREAD.on:
         return False
     return not work.loops and work.flops >= config.irax_cpu_threads_min_flops
 

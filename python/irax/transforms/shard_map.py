@@ -25,6 +25,7 @@ import functools
 import math
 
 from irax.core import tree_util
+from irax.core.config import config
 from irax.dialect.shape import BroadcastInDim, Reshape, Slice, Transpose
 from irax.dialect.shard import ShardMap
 from irax.frontend.axes import bound_axis
@@ -39,6 +40,7 @@ from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.transforms.jit import jit
+from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import _arg_names
 
 P = mesh_lib.PartitionSpec
@@ -93,6 +95,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 
     functools.update_wrapper(traced, f, updated=())
     jitted = None
+    threaded = []   # [SpmdProgram], or [None] once it cannot run f
 
     @functools.wraps(f, updated=())
     def mapped(*args, **kwargs):
@@ -105,6 +108,13 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             specs = tuple(_inferred(mesh, a) for a in args)
         if current_trace() is not None:
             return _shard_map_call(f, mesh, specs, out_specs, args)
+        if config.irax_shard_map_threads and threaded != [None]:
+            try:
+                if not threaded:
+                    threaded.append(SpmdProgram(f, mesh))
+                return _threaded_call(threaded[0], f, mesh, specs, out_specs, args)
+            except NotSpmd:
+                threaded[:] = [None]
         if in_specs is Infer:
             outs = jit(lambda *a: _shard_map_call(f, mesh, specs, out_specs, a))(*args)
         else:
@@ -121,6 +131,37 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 
     mapped.__wrapped__ = f
     return mapped
+
+
+def _threaded_call(program, f, mesh, in_specs, out_specs, args):
+    """``f`` run by ``program`` (a thread per device), after the checks of the traced
+    path; the results are the devices' blocks, as sharded arrays."""
+    args = tuple(args)
+    specs = _broadcast_specs(in_specs, args, "in_specs", f, named=True)
+    leaves = tree_util.tree_leaves(args)
+    for x, (spec, spec_name), name in zip(leaves, specs, _leaf_names(f, args)):
+        _check_arg(f, mesh, spec, spec_name, leaf_aval_and_value(x)[0], name)
+
+    def out_specs_of(out_tree, avals):
+        flat = _broadcast_specs(out_specs, tree_util.tree_unflatten(out_tree, avals),
+                                "out_specs", f)
+        _check_outs(f, avals, flat)
+        return flat
+
+    return program(args, [s for s, _ in specs], out_specs_of)
+
+
+def _check_outs(f, avals, specs) -> None:
+    for a, spec in zip(avals, specs):
+        if len(spec) > a.ndim:
+            raise ValueError(
+                f"shard_map applied to the function {fun_name(f)!r} was given an out_specs "
+                f"entry which is too long to be compatible with the corresponding output "
+                f"value from the function:\n\nout_specs is {spec} which has length "
+                f"{len(spec)}, but {fun_name(f)}(*args) has shape {a.str_short()}, which "
+                f"has rank {a.ndim} (and {a.ndim} < {len(spec)})\n\nAn out_specs entry names "
+                f"at most one entry per dimension of its output: shorten the spec or "
+                f"return an array of higher rank.")
 
 
 def _inferred(mesh, arg):
@@ -188,16 +229,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, args):
                               in_avals=block_avals, concrete=False)
     out_specs_flat = _broadcast_specs(out_specs, tree_util.tree_unflatten(
         callee.out_tree, [0] * len(callee.out_avals)), "out_specs", f)
-    for a, spec in zip(callee.out_avals, out_specs_flat):
-        if len(spec) > a.ndim:
-            raise ValueError(
-                f"shard_map applied to the function {fun_name(f)!r} was given an out_specs "
-                f"entry which is too long to be compatible with the corresponding output "
-                f"value from the function:\n\nout_specs is {spec} which has length "
-                f"{len(spec)}, but {fun_name(f)}(*args) has shape {a.str_short()}, which "
-                f"has rank {a.ndim} (and {a.ndim} < {len(spec)})\n\nAn out_specs entry names "
-                f"at most one entry per dimension of its output: shorten the spec or "
-                f"return an array of higher rank.")
+    _check_outs(f, callee.out_avals, out_specs_flat)
     outs = apply_transform(
         ShardMap, callee, lambda caps: stacked + list(caps),
         [a.insert_axis(0, n) for a in callee.out_avals],

@@ -1,0 +1,238 @@
+"""A top-level ``shard_map`` run as one program per device, each on a thread of its own
+(SPMD), so that the devices' work overlaps: IREE runs the devices of one multi-device
+program one after another, but programs invoked from different threads on different
+devices run at once.
+
+Every device runs the same program, compiled once: ``f`` on its blocks, plus its
+position in the mesh as an argument. A collective is a host callback in which the
+devices meet (``_Rendezvous``): each hands over its operand, waits for the others and
+computes its own result from theirs with NumPy (the sum of its group, the gathered
+stack, its permuted source, ...). ``axis_index`` is arithmetic on the position.
+
+    with bound_axis("x", 2, spmd=handler):      # lax.psum(v, "x") calls
+        f(*blocks)                              #   handler(Psum, [v], attrs)
+
+The results stay where they were computed: each device's output block is its shard of
+the result, without a gather. What this path cannot run (a collective under a
+transformation or in a loop or branch inside ``f``, on a non-CPU device) raises
+``NotSpmd``, and the caller runs the shard_map as one program instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
+
+import numpy as np
+
+from irax.core import tree_util
+from irax.core.abstract import ShapeDtypeStruct
+from irax.dialect import collective as C
+from irax.dialect import elementwise as E
+from irax.frontend.axes import bound_axis
+from irax.frontend.compile import one_thread_each
+from irax.frontend.host_callback import io_callback
+from irax.frontend.trace import bind, current_trace
+from irax.runtime import mesh as mesh_lib
+from irax.runtime.array import Array
+from irax.shard.split import MeshAxes
+from irax.transforms.jit import jit
+
+
+class NotSpmd(Exception):
+    """This shard_map cannot run as a program per device (the message says why)."""
+
+
+class _Rendezvous:
+    """Where the devices of one call meet at each collective: every device hands over
+    its operand and gets everyone's (two barriers: all written, all read)."""
+
+    def __init__(self, n: int):
+        self.slots = [None] * n
+        self.barrier = threading.Barrier(n, timeout=600)
+
+    def exchange(self, pos: int, value):
+        self.slots[pos] = value
+        self.barrier.wait()
+        got = list(self.slots)
+        self.barrier.wait()
+        return got
+
+
+def _groups(mesh, name) -> dict:
+    """Position -> (the positions of its group along axis ``name``, its index there)."""
+    out = {}
+    for group in MeshAxes(mesh.axis_names, mesh.axis_sizes).groups(name):
+        for i, k in enumerate(group):
+            out[k] = (group, i)
+    return out
+
+
+def _host_rule(op_cls, attrs):
+    """``rule(values_of_group, index_in_group, mine)``: one device's result of the
+    collective from its group's operands, with NumPy (ufuncs, which let the other
+    devices' threads run meanwhile; a scatter sums only its own block)."""
+    if op_cls in (C.Psum, C.Pmax, C.Pmin):
+        ufunc = {C.Psum: np.add, C.Pmax: np.maximum, C.Pmin: np.minimum}[op_cls]
+        return lambda vals, i, x: functools.reduce(ufunc, vals)
+    if op_cls is C.AllGather:
+        ax, tiled = attrs["axis"], attrs["tiled"]
+        return lambda vals, i, x: np.concatenate(vals, ax) if tiled else np.stack(vals, ax)
+    if op_cls is C.PsumScatter:
+        sd, tiled = attrs["scatter_dimension"], attrs["tiled"]
+
+        def scatter(vals, i, x):
+            at = [slice(None)] * x.ndim
+            if tiled:
+                n = x.shape[sd] // len(vals)
+                at[sd] = slice(i * n, (i + 1) * n)
+            else:
+                at[sd] = i
+            return functools.reduce(np.add, [v[tuple(at)] for v in vals])
+        return scatter
+    if op_cls is C.Ppermute:
+        flat = attrs["perm"]
+        source = {d: s for s, d in zip(flat[::2], flat[1::2])}
+
+        def permute(vals, i, x):
+            return vals[source[i]] if i in source else np.zeros_like(x)
+        return permute
+    raise NotSpmd(f"{op_cls.name} has no per-device form")
+
+
+class _Handler:
+    """The collectives of one device's trace: host callbacks through ``rdv`` (the same
+    function objects for every device, from ``hosts``, so that the devices' programs
+    are one program to the compile caches)."""
+
+    def __init__(self, mesh, rdv, hosts, pos, root):
+        self.mesh, self.rdv, self.hosts, self.pos, self.root = mesh, rdv, hosts, pos, root
+        self.strides = {}
+        stride = 1
+        for a, n in reversed(list(mesh.shape.items())):
+            self.strides[a] = stride
+            stride *= n
+
+    def __call__(self, op_cls, operands, attrs):
+        name = attrs["axis_name"]
+        if op_cls is C.AxisIndex:
+            q = bind(E.Div, self.pos, np.int32(self.strides[name]))
+            return bind(E.Rem, q, np.int32(self.mesh.shape[name]))
+        if current_trace() is not self.root:
+            raise NotSpmd(f"{op_cls.name} over {name!r} sits under a transformation, a "
+                          f"loop or a branch inside the mapped function")
+        (x,) = operands
+        aval = op_cls.infer_list([x.aval], attrs)[0]
+        key = (op_cls, tuple(sorted(attrs.items())), x.aval, aval)
+        host = self.hosts.get(key)
+        if host is None:
+            host = self.hosts.setdefault(key, _host_function(
+                _host_rule(op_cls, attrs), _groups(self.mesh, name), self.rdv, aval))
+        return io_callback(host, ShapeDtypeStruct(aval.shape, aval.dtype), x, self.pos,
+                           ordered=True)
+
+
+def _host_function(rule, groups, rdv, aval):
+    def host(v, pos):
+        pos = int(pos)
+        got = rdv.exchange(pos, np.asarray(v))
+        group, i = groups[pos]
+        out = rule([got[k] for k in group], i, np.asarray(v))
+        return np.asarray(out, dtype=aval.dtype).reshape(aval.shape)
+    return host
+
+
+class SpmdProgram:
+    """One shard_map's per-device programs for one mesh: ``f`` jitted for each device,
+    run on a thread per device."""
+
+    def __init__(self, f, mesh):
+        devices = list(mesh.devices.flat)
+        if any(d.platform != "cpu" for d in devices):
+            raise NotSpmd("the mesh has non-CPU devices")
+        self.mesh, self.devices = mesh, devices
+        self.rdv = _Rendezvous(len(devices))
+        self.hosts: dict = {}
+        self.lock = threading.Lock()   # one call at a time meets in rdv
+        self.pool = ThreadPoolExecutor(len(devices), thread_name_prefix="irax-spmd")
+        self.jitted = [jit(self._local(f), device=d) for d in devices]
+
+    def _local(self, f):
+        mesh, rdv, hosts = self.mesh, self.rdv, self.hosts
+
+        def local(pos, args):
+            handler = _Handler(mesh, rdv, hosts, pos, current_trace())
+            with contextlib.ExitStack() as stack:
+                for a, n in mesh.shape.items():
+                    stack.enter_context(bound_axis(a, n, spmd=handler))
+                return f(*args)
+
+        local.__name__ = local.__qualname__ = getattr(f, "__name__", "shard_map")
+        return local
+
+    def __call__(self, args, specs, out_specs_of):
+        """``f`` over the blocks of ``args`` (flat ``specs``, one per leaf); the results
+        as sharded arrays, laid out by the flat specs ``out_specs_of(out_tree, avals)``
+        gives for the output blocks' avals."""
+        leaves, tree = tree_util.tree_flatten(args)
+        per_device = [[] for _ in self.devices]
+        for x, spec in zip(leaves, specs):
+            for k, block in enumerate(_blocks(x, spec, self.mesh)):
+                per_device[k].append(block)
+        calls = [tree_util.tree_unflatten(tree, blocks) for blocks in per_device]
+        # traced and compiled here, not in the threads; with no more devices than cores
+        # each program keeps to its thread
+        with one_thread_each() if len(calls) >= (os.cpu_count() or 1) else \
+                contextlib.nullcontext():
+            for k, call in enumerate(calls):
+                self.jitted[k].lower(np.int32(k), call).compile()
+        with self.lock:
+            self.rdv.barrier.reset()
+            futures = [self.pool.submit(self._run, k, calls[k]) for k in range(len(calls))]
+            wait(futures)
+            errors = [f.exception() for f in futures if f.exception() is not None]
+            if errors:   # the device that failed first, not those it left waiting
+                real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
+                raise (real or errors)[0]
+            outs = [fut.result() for fut in futures]
+        flat = [tree_util.tree_flatten(o) for o in outs]
+        out_tree = flat[0][1]
+        specs_out = out_specs_of(out_tree, [v.aval for v in flat[0][0]])
+        results = []
+        for j, spec in enumerate(specs_out):
+            blocks = [leaves_k[j] for leaves_k, _ in flat]
+            results.append(_assemble(blocks, spec, self.mesh))
+        return tree_util.tree_unflatten(out_tree, results)
+
+    def _run(self, k, args):
+        try:
+            return self.jitted[k](np.int32(k), args)
+        except BaseException:
+            self.rdv.barrier.abort()   # the others stop waiting for this device
+            raise
+
+
+def _blocks(x, spec, mesh) -> list:
+    """Each device's block of ``x`` under ``spec`` (its own shard when ``x`` is laid out
+    so already)."""
+    sharding = mesh_lib.NamedSharding(mesh, spec)
+    if isinstance(x, Array) and x._sharding == sharding and x._shards is not None:
+        return list(x._shards)
+    if not spec.mesh_axes():   # all of it everywhere (a Python scalar stays weakly typed)
+        return [x] * mesh.size
+    host = np.asarray(x)
+    return [host[index] for _, index, _ in mesh_lib.shard_layout(sharding, host.shape)]
+
+
+def _assemble(blocks, spec, mesh) -> Array:
+    """The global array whose device ``k`` holds ``blocks[k]`` under ``spec``."""
+    aval = blocks[0].aval
+    shape = list(aval.shape)
+    for d in range(len(spec)):
+        for a in spec.axes_of(d):
+            shape[d] *= mesh.shape[a]
+    sharding = mesh_lib.NamedSharding(mesh, spec)
+    return Array._from_shards(aval.update(shape=tuple(shape)), sharding, blocks)
