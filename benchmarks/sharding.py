@@ -4,17 +4,18 @@ on 2 and 4 devices, for irax and JAX (host CPU devices for both), as medians and
     python benchmarks/sharding.py [--quick] [--cpu-driver local-sync]
 
 ``speed-up`` is the 1-device step's time over the sharded step's (issue 16 asks >= 1.3x
-on 2 devices of a 2-core machine). irax runs a shard_map called directly as a program
-per device on threads of its own ("threads"), and one under jit as one multi-device
-program ("jit"). ``--cpu-driver local-sync`` keeps every irax program on one core (the
-1-device step too), which shows what the threads gain per core. A collective's row is
-``shard_map(psum)`` and friends over a 1-D mesh: the whole call, arguments already on
-their devices.
+on 2 devices of a 2-core machine). irax runs ``jit(shard_map(f))`` as a program per
+device on threads of their own ("threads", the default) or as one multi-device program
+("one program", ``irax_shard_map_threads=False``). ``--cpu-driver local-sync`` keeps
+every irax program on one core (the 1-device step too), which shows what the threads
+gain per core. A collective's row is ``jit(shard_map(psum))`` and friends over a 1-D
+mesh: the whole call, arguments already on their devices.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -108,13 +109,21 @@ def step_rows(libs, quick: bool):
         mapped = shard_map(local, mesh=mesh, in_specs=(P(), P("d"), P("d")), out_specs=P())
         xs, ys = _put(lib, mesh, x, P("d")), _put(lib, mesh, y, P("d"))
         ps = {k: _put(lib, mesh, v, P()) for k, v in params.items()}
-        kinds = {"jit": mod.jit(mapped)}
-        if name == "irax":
-            kinds["threads"] = mapped
-        for kind, fn in kinds.items():
-            t2 = _timed(mod, fn, ps, xs, ys)
+        for kind in ("threads", "one program") if name == "irax" else ("jit",):
+            with _threads(mod, kind == "threads"):
+                t2 = _timed(mod, mod.jit(mapped), ps, xs, ys)
             rows.append((f"mlp step {name} ({kind})", t1, t2, t1 / t2))
     return rows
+
+
+@contextlib.contextmanager
+def _threads(mod, on: bool):
+    """irax's shard_map as a program per device on threads (on) or as one program."""
+    if not hasattr(mod, "config") or not hasattr(mod.config, "irax_shard_map_threads"):
+        yield
+        return
+    with mod.config.override("irax_shard_map_threads", on):
+        yield
 
 
 COLLECTIVES = ("identity", "psum", "all_gather", "ppermute", "psum_scatter")
@@ -146,9 +155,10 @@ def collective_rows(libs, quick: bool):
                 f = shard_map(_collective(lib, coll, n, size), mesh=mesh, in_specs=P("d"),
                               out_specs=P("d"))
                 xs = _put(lib, mesh, x, P("d"))
-                out[name] = _timed(mod, mod.jit(f), xs)
+                with _threads(mod, False):
+                    out[name] = _timed(mod, mod.jit(f), xs)
                 if name == "irax":
-                    out["threads"] = _timed(mod, f, xs)
+                    out["threads"] = _timed(mod, mod.jit(f), xs)
             rows.append((f"{coll} {n} devices, {size} f32 each", out.get("irax"),
                          out.get("threads"), out.get("jax")))
     return rows
@@ -166,7 +176,7 @@ def main(argv=None):
     for name, t1, t2, s in step_rows(libs, args.quick):
         print(f"{name:28s} {t1 * 1e3:9.2f}ms {t2 * 1e3:9.2f}ms {s:8.2f}x")
     ms = lambda t: f"{t * 1e3:9.2f}ms" if t else "         -"  # noqa: E731
-    print(f"\n{'collective':42s} {'irax jit':>11s} {'threads':>11s} {'jax':>11s} "
+    print(f"\n{'collective':42s} {'one prog.':>11s} {'threads':>11s} {'jax':>11s} "
           f"{'best/jax':>9s}")
     for name, ti, tt, tj in collective_rows(libs, args.quick):
         best = min(t for t in (ti, tt) if t)

@@ -92,11 +92,14 @@ def test_threaded_results_stay_on_their_devices(mesh):
     x = irax.device_put(a, NamedSharding(mesh, P("x", "y")))
     f = irax.shard_map(lambda b, s: lax.psum(b * s, "x"), mesh=mesh,
                        in_specs=(P("x", "y"), P()), out_specs=P(None, "y"))
-    out = f(x, 2.0)
-    assert out._host is None   # not assembled
-    for shard in out.addressable_shards:
-        assert shard.data.devices() == {shard.device}
-    np.testing.assert_allclose(np.asarray(out), 2 * (a[:2] + a[2:]), rtol=1e-6)
+    for run in (f, irax.jit(f)):   # jit(shard_map(f)) runs the same way, as in JAX
+        out = run(x, 2.0)
+        assert out._host is None   # not assembled
+        assert out.sharding == NamedSharding(mesh, P(None, "y"))
+        for shard in out.addressable_shards:
+            assert shard.data.devices() == {shard.device}
+        np.testing.assert_allclose(np.asarray(out), 2 * (a[:2] + a[2:]), rtol=1e-6)
+    assert "irax.shard_map" in irax.jit(f).lower(x, 2.0).as_text("irax")   # traced form
     h = irax.shard_map(lambda b, s: b * s, mesh=mesh, in_specs=(P("x", "y"), P()),
                        out_specs=P("x", "y"))
     assert h(x.astype(jnp.bfloat16), 3.0).dtype == jnp.bfloat16

@@ -125,6 +125,11 @@ class JitFunction:
             self.donate_argnames, keep_unused, device, backend, inline))
         self._cache = self._specs.entries
         self._flat_trees: dict = {}
+        #: ``fun`` compiles and places its own results when called outside a trace (a
+        #: shard_map: one program per device); plain options only
+        self._runs_itself = getattr(fun, "_irax_runs_itself", False) and not (
+            self.static_argnums or self.static_argnames or self.donate_argnums or
+            self.donate_argnames or device is not None or backend is not None)
         functools.update_wrapper(self, fun, updated=())
 
     # ---- signature handling -----------------------------------------------------------
@@ -220,8 +225,8 @@ class JitFunction:
                 compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
-        if current_trace() is not None:   # inside another trace: trace through
-            return self.fun(*args, **kwargs)
+        if current_trace() is not None or self._runs_itself:   # inside another trace:
+            return self.fun(*args, **kwargs)                 # trace through
         if _CHECKS[0]:
             return self._call_checked(args, kwargs)
         entry, leaves = self._entry(args, kwargs)

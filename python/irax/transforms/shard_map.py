@@ -130,6 +130,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             for v, s in zip(leaves, per_leaf)])
 
     mapped.__wrapped__ = f
+    mapped._irax_runs_itself = True   # jit(shard_map(f)) calls it: a program per device
     return mapped
 
 
