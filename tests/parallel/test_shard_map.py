@@ -21,13 +21,18 @@ from irax.sharding import PartitionSpec as P
 sys.path.insert(0, os.path.dirname(__file__))
 import shard_map_cases  # noqa: E402
 
+from irax.transforms import spmd  # noqa: E402
+
 
 @pytest.fixture(scope="module", autouse=True)
 def four_devices():
     old = config.jax_num_cpu_devices
     config.update("jax_num_cpu_devices", 4)
     try:
-        yield
+        # the small programs here run on threads too (by default a device's program
+        # must do some work to get a thread of its own)
+        with config.override("irax_shard_map_threads_min_work", 0):
+            yield
     finally:
         config.update("jax_num_cpu_devices", old)
 
@@ -107,6 +112,43 @@ def test_threaded_results_stay_on_their_devices(mesh):
                             mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y"))
     s = a[:, :4] + a[:, 4:]
     np.testing.assert_allclose(np.asarray(looped(a)), np.tile(2 * s, (1, 2)), rtol=1e-6)
+
+
+def test_a_failing_device_stops_the_others(mesh):
+    """On threads, a device whose program fails releases the others waiting for it at a
+    collective: its error is raised (no hang), and the next call runs normally."""
+    def refuse_positive(v):
+        if float(v.sum()) > 0:
+            raise ValueError("this device refuses")
+        return v
+
+    def f(b):
+        b = irax.pure_callback(refuse_positive, irax.ShapeDtypeStruct(b.shape, b.dtype), b)
+        return lax.psum(b, ("x", "y"))
+
+    g = irax.shard_map(f, mesh=mesh, in_specs=P(("x", "y")), out_specs=P())
+    with pytest.raises(ValueError, match="this device refuses"):
+        g(np.float32([-1, -2, 3, -4]))
+    np.testing.assert_allclose(np.asarray(g(np.float32([-1, -2, -3, -4]))), [-10.0])
+
+
+def test_small_programs_run_as_one(mesh, monkeypatch):
+    """Below irax_shard_map_threads_min_work a device's program does not get a thread:
+    the shard_map runs as one program (the same values), decided once per signature."""
+    runs = []
+    original = spmd.SpmdProgram._run
+    monkeypatch.setattr(spmd.SpmdProgram, "_run",
+                        lambda self, k, args: runs.append(k) or original(self, k, args))
+    f = irax.shard_map(lambda b: lax.psum(b, "x") * 2, mesh=mesh, in_specs=P("x"),
+                       out_specs=P())
+    a = shard_map_cases.inputs()["a"]
+    want = 2 * (a[:2] + a[2:])
+    with config.override("irax_shard_map_threads_min_work", 1 << 17):
+        for _ in range(2):
+            np.testing.assert_allclose(np.asarray(f(a)), want, rtol=1e-6)
+        assert runs == []
+    np.testing.assert_allclose(np.asarray(f(a)), want, rtol=1e-6)   # min_work 0: threads
+    assert sorted(runs) == [0, 1, 2, 3]
 
 
 def test_sharding_api_matches_jax(mesh, jax_ref):

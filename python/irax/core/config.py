@@ -139,6 +139,11 @@ config.define("irax_shard_map_threads", True,
               "device, each on a thread of its own, its collectives meeting on the host "
               "(False: one multi-device program, whose devices run one after another).",
               _bool, env="IRAX_SHARD_MAP_THREADS")
+config.define("irax_shard_map_threads_min_work", 1 << 17,
+              "Under irax_shard_map_threads: the matrix multiply-adds plus produced "
+              "elements of each device's program from which it runs on a thread of its "
+              "own (below, handing work to threads costs more than the devices' work).",
+              _nonnegative_int, env="IRAX_SHARD_MAP_THREADS_MIN_WORK")
 config.define("irax_cpu_threads_min_flops", 1 << 25,
               "Under irax_cpu_driver='auto': the multiply-adds of a program's matrix "
               "products and convolutions from which it runs on the thread pool.",

@@ -43,7 +43,7 @@ class Specialization:
     output tree, the modules of its stages and the executable."""
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
-                 "donated", "stages", "in_avals", "kept", "name", "tier")
+                 "donated", "stages", "in_avals", "kept", "name", "tier", "work")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -57,6 +57,7 @@ class Specialization:
         self.stages = {}   # stage name -> module (module_at_stage)
         self.name = "main"  # the function, for messages
         self.tier = None    # frontend/tiered.py: None undecided, False compiled, or a _Tier
+        self.work = None    # lowering/work.py's measure of the compiled program
 
 
 def clone_module(module):
@@ -153,6 +154,7 @@ def install(entry, device, name: str, program: Program, vmfb: bytes) -> None:
 def _install(entry, device, name, group, vmfb, work, function) -> None:
     home = group[0] if group else device
     entry.name = name
+    entry.work = work
     entry.executable = _executable(vmfb, home, group, [a.dtype for a in entry.out_avals],
                                    function, wants_threads(work, device))
     entry.device = home

@@ -112,7 +112,9 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
             try:
                 if not threaded:
                     threaded.append(SpmdProgram(f, mesh))
-                return _threaded_call(threaded[0], f, mesh, specs, out_specs, args)
+                outs = _threaded_call(threaded[0], f, mesh, specs, out_specs, args)
+                if outs is not None:
+                    return outs
             except NotSpmd:
                 threaded[:] = [None]
         if in_specs is Infer:

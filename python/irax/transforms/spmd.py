@@ -30,6 +30,7 @@ import numpy as np
 
 from irax.core import tree_util
 from irax.core.abstract import ShapeDtypeStruct
+from irax.core.config import config
 from irax.dialect import collective as C
 from irax.dialect import elementwise as E
 from irax.frontend.axes import bound_axis
@@ -156,6 +157,7 @@ class SpmdProgram:
         self.mesh, self.devices = mesh, devices
         self.rdv = _Rendezvous(len(devices))
         self.hosts: dict = {}
+        self.small: set = set()   # argument signatures whose programs run as one
         self.lock = threading.Lock()   # one call at a time meets in rdv
         self.pool = ThreadPoolExecutor(len(devices), thread_name_prefix="irax-spmd")
         self.jitted = [jit(self._local(f), device=d) for d in devices]
@@ -176,8 +178,13 @@ class SpmdProgram:
     def __call__(self, args, specs, out_specs_of):
         """``f`` over the blocks of ``args`` (flat ``specs``, one per leaf); the results
         as sharded arrays, laid out by the flat specs ``out_specs_of(out_tree, avals)``
-        gives for the output blocks' avals."""
+        gives for the output blocks' avals. None when each device's program is too
+        small to repay the threads (the caller runs it as one program)."""
         leaves, tree = tree_util.tree_flatten(args)
+        key = (tree, tuple(specs), config.irax_shard_map_threads_min_work, tuple(
+            (np.shape(x), getattr(x, "dtype", type(x))) for x in leaves))
+        if key in self.small:
+            return None
         per_device = [[] for _ in self.devices]
         for x, spec in zip(leaves, specs):
             for k, block in enumerate(_blocks(x, spec, self.mesh)):
@@ -188,7 +195,10 @@ class SpmdProgram:
         with one_thread_each() if len(calls) >= (os.cpu_count() or 1) else \
                 contextlib.nullcontext():
             for k, call in enumerate(calls):
-                self.jitted[k].lower(np.int32(k), call).compile()
+                entry = self.jitted[k].lower(np.int32(k), call).compile()._entry
+                if k == 0 and _too_small(entry.work):
+                    self.small.add(key)
+                    return None
         with self.lock:
             self.rdv.barrier.reset()
             futures = [self.pool.submit(self._run, k, calls[k]) for k in range(len(calls))]
@@ -213,6 +223,13 @@ class SpmdProgram:
         except BaseException:
             self.rdv.barrier.abort()   # the others stop waiting for this device
             raise
+
+
+def _too_small(work) -> bool:
+    """Whether a device's program does too little to repay running on threads (some
+    0.6 ms a call on 2 cores for the hand-offs and barriers)."""
+    return work is not None and \
+        work.flops + work.elements < config.irax_shard_map_threads_min_work
 
 
 def _blocks(x, spec, mesh) -> list:
