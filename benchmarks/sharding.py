@@ -1,5 +1,5 @@
 """Multi-device timings: a data-parallel MLP step on 1 and 2 devices, and each collective
-on 2 and 4 devices, for irax and JAX (host CPU devices for both), as medians and ratios.
+on 2 and 4 devices, for irax and JAX (host CPU devices for both), as best times.
 
     python benchmarks/sharding.py [--quick] [--cpu-driver local-sync]
 
@@ -17,43 +17,27 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import statistics
 import sys
-import time
 
-os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import numpy as np
 
-import numpy as np  # noqa: E402
+import irax
+import irax.numpy as inp
+from irax import lax as ilax
 
-
-def _median(fn, reps: int, number: int) -> float:
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t) / number)
-    return statistics.median(times)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import _best, _jax  # noqa: E402
 
 
 def _libs():
-    import irax
-    import irax.numpy as inp
-    from irax import lax as ilax
-
     irax.config.update("jax_num_cpu_devices", 4)
     libs = {"irax": (irax, inp, ilax, irax.sharding.PartitionSpec, irax.shard_map)}
-    try:
-        import jax
-        import jax.numpy as jnp
+    jax, jnp = _jax()   # with 4 host devices
+    if jax is not None:
         from jax import lax
         from jax.sharding import AxisType, PartitionSpec
 
         libs["jax"] = (jax, jnp, lax, PartitionSpec, jax.shard_map, AxisType)
-    except ImportError:
-        pass
     return libs
 
 
@@ -90,7 +74,12 @@ def _step_fns(lib):
 
 
 def _timed(mod, f, *args):
-    return _median(lambda: mod.block_until_ready(f(*args)), 5, 3)
+    """The best of 5 repetitions of 3 calls, per call, after a first call."""
+    def call():
+        return mod.block_until_ready(f(*args))
+
+    call()
+    return _best(call, repeat=5, number=3)
 
 
 def step_rows(libs, quick: bool):
@@ -169,8 +158,8 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cpu-driver", default=None, help="irax_cpu_driver for irax")
     args = ap.parse_args(argv)
-    if args.cpu_driver:
-        os.environ["IRAX_CPU_DRIVER"] = args.cpu_driver
+    if args.cpu_driver:   # before the first device is made
+        irax.config.update("irax_cpu_driver", args.cpu_driver)
     libs = _libs()
     print(f"{'data-parallel step':28s} {'1 device':>10s} {'2 devices':>10s} {'speed-up':>9s}")
     for name, t1, t2, s in step_rows(libs, args.quick):

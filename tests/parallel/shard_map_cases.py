@@ -105,6 +105,7 @@ def sharding_facts(P, NamedSharding, device_put, mesh):
             "same": a.sharding == s, "hash_same": hash(a.sharding) == hash(s),
             "devices": sorted(d.id for d in a.devices()),
             "array_replicated": a.is_fully_replicated,
+            "device_is_sharding": a.device == a.sharding,
         }
     return facts
 

@@ -15,6 +15,7 @@ import irax
 import irax.numpy as jnp
 from irax import lax
 from irax.config import config
+from irax.experimental.shard_map import shard_map as old_spelling
 from irax.sharding import AxisType, Mesh, NamedSharding
 from irax.sharding import PartitionSpec as P
 
@@ -322,6 +323,10 @@ def test_mesh_construction_and_context(four_devices):
         # "b" is not in the out spec: the first device's block along "b" (index 0)
         np.testing.assert_array_equal(np.asarray(out), np.zeros(8))
     assert irax.sharding.get_abstract_mesh() is not mesh
+    with mesh:                       # a mesh is a context manager too
+        assert irax.sharding.get_abstract_mesh() is mesh
+    assert irax.sharding.get_abstract_mesh() is not mesh
+    assert old_spelling is irax.shard_map
 
 
 def test_a_shard_map_program_compiles_for_two_cuda_devices(four_devices, tmp_path):

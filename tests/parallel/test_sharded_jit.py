@@ -48,6 +48,10 @@ def test_in_and_out_shardings_lay_values_out(mesh):
     h = irax.jit(lambda u, v: u * v, in_shardings=rows, out_shardings=rows)
     assert h(a, a).sharding == rows
     assert "stablehlo.multiply" in h.lower(a, a).as_text("stablehlo")
+    # device_put of a pytree to a pytree of shardings
+    pa, pb = irax.device_put((a, b), (rows, cols))
+    assert (pa.sharding, pb.sharding) == (rows, cols)
+    np.testing.assert_array_equal(np.asarray(pb), b)
     # outside a trace, with_sharding_constraint puts the value on the mesh
     assert lax.with_sharding_constraint(b, cols).sharding == cols
     # under set_mesh a bare PartitionSpec names the mesh's axes

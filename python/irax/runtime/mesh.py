@@ -187,16 +187,17 @@ class Mesh:
 
     def __repr__(self) -> str:
         return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
-                f"axis_types=({', '.join(repr(t) for t in self.axis_types)}"
-                f"{',' if len(self.axis_types) == 1 else ''}))")
+                f"axis_types={self._types()})")
 
     def __str__(self) -> str:
         return self._short()
 
     def _short(self) -> str:
         axes = ", ".join(f"{n!r}: {s}" for n, s in self.shape.items())
-        return (f"Mesh({axes}, axis_types=({', '.join(repr(t) for t in self.axis_types)}"
-                f"{',' if len(self.axis_types) == 1 else ''}))")
+        return f"Mesh({axes}, axis_types={self._types()})"
+
+    def _types(self) -> str:
+        return repr(self.axis_types)   # (Auto,) or (Explicit, Explicit): AxisType's repr
 
     def __enter__(self):
         self._prev.append(_current.mesh)

@@ -225,8 +225,9 @@ class JitFunction:
                 compile_entry(entry, self._target_device(), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
-        if current_trace() is not None or self._runs_itself:   # inside another trace:
-            return self.fun(*args, **kwargs)                 # trace through
+        # inside another trace: trace through; a shard_map: it compiles for its devices
+        if current_trace() is not None or self._runs_itself:
+            return self.fun(*args, **kwargs)
         if _CHECKS[0]:
             return self._call_checked(args, kwargs)
         entry, leaves = self._entry(args, kwargs)

@@ -137,13 +137,15 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
 
 
 def _threaded_call(program, f, mesh, in_specs, out_specs, args):
-    """``f`` run by ``program`` (a thread per device), after the checks of the traced
-    path; the results are the devices' blocks, as sharded arrays."""
+    """``f`` run by ``program`` (a thread per device), with the checks of the traced path
+    (once per signature); the results are the devices' blocks, as sharded arrays."""
     args = tuple(args)
     specs = _broadcast_specs(in_specs, args, "in_specs", f, named=True)
-    leaves = tree_util.tree_leaves(args)
-    for x, (spec, spec_name), name in zip(leaves, specs, _leaf_names(f, args)):
-        _check_arg(f, mesh, spec, spec_name, leaf_aval_and_value(x)[0], name)
+
+    def check():
+        leaves = tree_util.tree_leaves(args)
+        for x, (spec, spec_name), name in zip(leaves, specs, _leaf_names(f, args)):
+            _check_arg(f, mesh, spec, spec_name, leaf_aval_and_value(x)[0], name)
 
     def out_specs_of(out_tree, avals):
         flat = _broadcast_specs(out_specs, tree_util.tree_unflatten(out_tree, avals),
@@ -151,7 +153,7 @@ def _threaded_call(program, f, mesh, in_specs, out_specs, args):
         _check_outs(f, avals, flat)
         return flat
 
-    return program(args, [s for s, _ in specs], out_specs_of)
+    return program(args, [s for s, _ in specs], out_specs_of, check)
 
 
 def _check_outs(f, avals, specs) -> None:

@@ -158,6 +158,7 @@ class SpmdProgram:
         self.rdv = _Rendezvous(len(devices))
         self.hosts: dict = {}
         self.small: set = set()   # argument signatures whose programs run as one
+        self.out_specs: dict = {}  # argument signature -> the results' flat out specs
         self.lock = threading.Lock()   # one call at a time meets in rdv
         self.pool = ThreadPoolExecutor(len(devices), thread_name_prefix="irax-spmd")
         self.jitted = [jit(self._local(f), device=d) for d in devices]
@@ -175,47 +176,62 @@ class SpmdProgram:
         local.__name__ = local.__qualname__ = getattr(f, "__name__", "shard_map")
         return local
 
-    def __call__(self, args, specs, out_specs_of):
+    def __call__(self, args, specs, out_specs_of, check=None):
         """``f`` over the blocks of ``args`` (flat ``specs``, one per leaf); the results
         as sharded arrays, laid out by the flat specs ``out_specs_of(out_tree, avals)``
         gives for the output blocks' avals. None when each device's program is too
-        small to repay the threads (the caller runs it as one program)."""
+        small to repay the threads (the caller runs it as one program). ``check()``
+        validates the arguments; it runs, and the programs are traced and compiled, once
+        per signature of the arguments."""
         leaves, tree = tree_util.tree_flatten(args)
         key = (tree, tuple(specs), config.irax_shard_map_threads_min_work, tuple(
-            (np.shape(x), getattr(x, "dtype", type(x))) for x in leaves))
+            (np.shape(x), getattr(x, "dtype", type(x)),
+             getattr(getattr(x, "aval", None), "weak_type", None)) for x in leaves))
         if key in self.small:
             return None
+        first = key not in self.out_specs
+        if first and check is not None:
+            check()
         per_device = [[] for _ in self.devices]
         for x, spec in zip(leaves, specs):
             for k, block in enumerate(_blocks(x, spec, self.mesh)):
                 per_device[k].append(block)
         calls = [tree_util.tree_unflatten(tree, blocks) for blocks in per_device]
-        # traced and compiled here, not in the threads; with no more devices than cores
-        # each program keeps to its thread
-        with one_thread_each() if len(calls) >= (os.cpu_count() or 1) else \
-                contextlib.nullcontext():
-            for k, call in enumerate(calls):
-                entry = self.jitted[k].lower(np.int32(k), call).compile()._entry
-                if k == 0 and _too_small(entry.work):
-                    self.small.add(key)
-                    return None
+        if first and self._prepare(calls):
+            self.small.add(key)
+            return None
         with self.lock:
             self.rdv.barrier.reset()
             futures = [self.pool.submit(self._run, k, calls[k]) for k in range(len(calls))]
             wait(futures)
-            errors = [f.exception() for f in futures if f.exception() is not None]
+            errors = [fut.exception() for fut in futures if fut.exception() is not None]
             if errors:   # the device that failed first, not those it left waiting
                 real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
                 raise (real or errors)[0]
             outs = [fut.result() for fut in futures]
         flat = [tree_util.tree_flatten(o) for o in outs]
         out_tree = flat[0][1]
-        specs_out = out_specs_of(out_tree, [v.aval for v in flat[0][0]])
+        specs_out = self.out_specs.get(key)
+        if specs_out is None:
+            specs_out = self.out_specs[key] = out_specs_of(out_tree,
+                                                           [v.aval for v in flat[0][0]])
         results = []
         for j, spec in enumerate(specs_out):
             blocks = [leaves_k[j] for leaves_k, _ in flat]
             results.append(_assemble(blocks, spec, self.mesh))
         return tree_util.tree_unflatten(out_tree, results)
+
+    def _prepare(self, calls) -> bool:
+        """Traces and compiles every device's program here, not in the threads (with no
+        more devices than cores each keeps to its thread); True when they are too small
+        to run on threads."""
+        with one_thread_each() if len(calls) >= (os.cpu_count() or 1) else \
+                contextlib.nullcontext():
+            for k, call in enumerate(calls):
+                entry = self.jitted[k].lower(np.int32(k), call).compile()._entry
+                if k == 0 and _too_small(entry.work):
+                    return True
+        return False
 
     def _run(self, k, args):
         try:
