@@ -30,6 +30,7 @@ SAMPLES = {
     # constant.py
     "irax.constant": [((), dict(value=np.arange(6, dtype=f32).reshape(2, 3))),
                       ((), dict(value=np.array(True)))],
+    "irax.dimension_size": [((_f(2, 3),), dict(dimension=1, dtype=np.int32))],
     "irax.iota": [((), dict(shape=(2, 3), dtype=np.int32, dimension=1)),
                   ((), dict(shape=(4,), dtype=f32, dimension=0))],
     # elementwise.py, unary

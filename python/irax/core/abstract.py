@@ -8,6 +8,12 @@ import ml_dtypes  # noqa: F401 - registers bfloat16 and friends with NumPy
 import numpy as np
 
 from irax.core.dtypes import short_name
+from irax.core.shape_poly import Dim, symbolic_shape
+
+
+def _size(d):
+    """An axis size: an int, or a symbolic ``Dim`` (shape polymorphism)."""
+    return d if type(d) is Dim else int(d)
 
 
 class ShapedArray:
@@ -19,7 +25,7 @@ class ShapedArray:
     __slots__ = ("shape", "dtype", "weak_type", "_hash")
 
     def __init__(self, shape, dtype, weak_type: bool = False):
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(_size(d) for d in shape)
         self.dtype = np.dtype(dtype)
         self.weak_type = bool(weak_type)
         self._hash = hash((self.shape, self.dtype, self.weak_type))
@@ -49,6 +55,11 @@ class ShapedArray:
 
     def strip_weak(self) -> ShapedArray:
         return self if not self.weak_type else ShapedArray(self.shape, self.dtype, False)
+
+    @property
+    def is_static(self) -> bool:
+        """Whether every size is known (no symbolic dimension)."""
+        return not any(type(d) is Dim for d in self.shape)
 
     def str_short(self) -> str:
         return f"{short_name(self.dtype)}[{','.join(map(str, self.shape))}]"
@@ -81,7 +92,8 @@ class ShapeDtypeStruct:
     def __init__(self, shape, dtype, sharding=None, weak_type: bool = False):
         if dtype is None:
             raise ValueError("ShapeDtypeStruct: dtype must be specified.")
-        self.shape = tuple(int(d) for d in shape)
+        # names or expressions stand for symbolic sizes: ("batch", 784), "b, 784"
+        self.shape = tuple(_size(d) for d in symbolic_shape(shape))
         try:
             self.dtype = np.dtype(dtype)
         except TypeError:

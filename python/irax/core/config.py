@@ -162,6 +162,11 @@ config.define("irax_tiered_jit", True,
               "on the reference interpreter while IREE compiles it on another thread "
               "(small loop-free single-device CPU programs; docs/performance.md); False "
               "compiles before the first call.", _bool, env="IRAX_TIERED_JIT")
+config.define("irax_auto_dynamic_axes", False,
+              "A jitted function specialized for a third size of the same axes (its other "
+              "sizes alike) compiles one shape-polymorphic program for those axes instead "
+              "(as abstracted_axes would), logged under jax_log_compiles.", _bool,
+              env="IRAX_AUTO_DYNAMIC_AXES")
 config.define("irax_tiered_jit_max_elements", 1 << 22,
               "Under irax_tiered_jit: the most elements all ops of a program may produce "
               "for its first calls to be interpreted.", _nonnegative_int,

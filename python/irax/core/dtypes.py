@@ -26,6 +26,7 @@ import ml_dtypes
 import numpy as np
 
 from irax.core.config import config
+from irax.core.shape_poly import Dim
 
 __all__ = [
     "TypePromotionError", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -392,6 +393,8 @@ def _dtype_and_weak(x: Any, x64: bool) -> tuple[np.dtype, bool]:
     if t in _PY_NODE:
         dt = python_scalar_dtypes[t]
         return canon_map[dt], t is not bool
+    if t is Dim:   # a symbolic size is a Python int whose value is not known yet
+        return canon_map[python_scalar_dtypes[int]], True
     dt_attr = getattr(x, "dtype", None) if not isinstance(x, type) else None
     if dt_attr is not None:
         if _is_extended(dt_attr):

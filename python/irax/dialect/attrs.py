@@ -15,6 +15,7 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.core.dtypes import dtype_from_mlir
+from irax.core.shape_poly import Dim, parse
 from irax.dialect import mlir
 
 
@@ -36,14 +37,28 @@ class AttrKind:
 
 
 class _I64Array(AttrKind):
+    """Integers: ``array<i64: 2, 3>`` <-> ``(2, 3)``. A shape with symbolic sizes
+    (``core/shape_poly.py``) is an array of integers and names: ``["b", 3]``
+    reads back as ``(Dim("b"), 3)``."""
+
     def normalize(self, value):
-        return tuple(int(v) for v in value)
+        return tuple(v if type(v) is Dim else int(v) for v in value)
 
     def encode(self, value):
-        return mlir.ir().DenseI64ArrayAttr.get(list(value), context=mlir.context())
+        ir = mlir.ir()
+        if not any(type(v) is Dim for v in value):
+            return ir.DenseI64ArrayAttr.get(list(value), context=mlir.context())
+        i64 = ir.IntegerType.get_signless(64, mlir.context())
+        return ir.ArrayAttr.get(
+            [ir.StringAttr.get(str(v), mlir.context()) if type(v) is Dim
+             else ir.IntegerAttr.get(i64, v) for v in value], context=mlir.context())
 
     def decode(self, attr):
-        return tuple(mlir.ir().DenseI64ArrayAttr(attr))
+        ir = mlir.ir()
+        if attr.typeid != ir.ArrayAttr.static_typeid:
+            return tuple(ir.DenseI64ArrayAttr(attr))
+        return tuple(parse(ir.StringAttr(a).value) if a.typeid == ir.StringAttr.static_typeid
+                     else ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr))
 
 
 class _I64(AttrKind):

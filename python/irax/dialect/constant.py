@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core.abstract import ShapedArray
+from irax.core.shape_poly import is_static
 from irax.dialect import attrs as A
 from irax.dialect import raising as R
 from irax.dialect.base import Op, OpError
@@ -82,6 +83,9 @@ class Iota(Op):
 
     @classmethod
     def lower(cls, lb, *, shape, dtype, dimension):
+        if not is_static(shape):
+            return lb.op("stablehlo.dynamic_iota", [lb.shape_value(shape)],
+                         iota_dimension=lb.i64(dimension))
         return lb.op("stablehlo.iota", [], iota_dimension=lb.i64(dimension))
 
     batch = classmethod(_never_batched)

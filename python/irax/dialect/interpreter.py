@@ -12,14 +12,20 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core.errors import IRError
+from irax.core.shape_poly import Dim, evaluate_shape, is_static
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.upstream import FuncCall, op_class
 
 
 class Interpreter:
+    """Runs functions of ``module``. Symbolic sizes (``tensor<?x3xf32, ["b"]>``) take the
+    values the arguments give them (``sizes``: name -> int) and are substituted in the
+    attributes and result types each rule sees."""
+
     def __init__(self, module):
         ir = mlir.ir()
+        self.sizes: dict[str, int] = {}
         self.symbols = {}
         for op in module.body.operations:
             if "sym_name" in op.attributes:
@@ -38,7 +44,8 @@ class Interpreter:
             raise IRError(f"expected {len(block.arguments)} arguments, got {len(args)}")
         for a, v in zip(block.arguments, args):
             aval = mlir.aval_of(a)
-            env[a] = np.asarray(v).astype(aval.dtype, copy=False).reshape(aval.shape)
+            v = np.asarray(v).astype(aval.dtype, copy=False)
+            env[a] = v.reshape(self._shape(aval.shape, v.shape))
         for op in block.operations:
             operands = [env[v] for v in op.operands]
             cls = op_class(op)
@@ -62,9 +69,28 @@ class Interpreter:
         except OpError as e:
             raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
         out_avals = [mlir.aval_of(r) for r in op.results]
+        if self.sizes:
+            out_avals = [a if a.is_static else a.update(shape=evaluate_shape(a.shape, self.sizes))
+                         for a in out_avals]
+            attrs = {k: self._concrete(v) for k, v in attrs.items()}
         if cls.region_op:
             return cls.evaluate_regions(self, op, operands, attrs, out_avals)
         return cls.evaluate_list(operands, attrs, out_avals)
+
+
+    def _shape(self, shape, actual) -> tuple:
+        """``shape`` with its symbolic sizes bound to those of ``actual``."""
+        if is_static(shape):
+            return shape
+        for d, n in zip(shape, actual):
+            if type(d) is Dim and len(d.names) == 1 and d.terms == {(next(iter(d.names)),): 1}:
+                self.sizes.setdefault(next(iter(d.names)), int(n))
+        return evaluate_shape(shape, self.sizes)
+
+    def _concrete(self, value):
+        if type(value) is tuple and not is_static(value):
+            return evaluate_shape(value, self.sizes)
+        return value
 
 
 def evaluate_function(module, name: str, args) -> list[np.ndarray]:

@@ -16,6 +16,7 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.core.dtypes import dtype_from_mlir, mlir_element_type
+from irax.core.shape_poly import ANONYMOUS, Dim, parse
 
 _state: dict = {}
 _lock = threading.RLock()
@@ -77,7 +78,11 @@ def element_type(dtype: np.dtype):
 
 
 def to_ir_type(aval: ShapedArray):
-    """``tensor<...>`` type of an abstract value (weak type is not part of IR types)."""
+    """``tensor<...>`` type of an abstract value (weak type is not part of IR types).
+
+    A symbolic size is a dynamic one, and the type's encoding names every dynamic size in
+    order, so that the names survive every irax pass (``core/shape_poly.py``):
+    ``tensor<?x784xf32, ["b"]>``."""
     cache = _state.get("avals") if "ctx" in _state else None
     if cache is None:
         context()
@@ -87,9 +92,30 @@ def to_ir_type(aval: ShapedArray):
     if t is None:
         mlir = ir()
         with context(), unknown_loc():
-            t = mlir.RankedTensorType.get(list(aval.shape), element_type(aval.dtype))
+            names = [str(d) for d in aval.shape if type(d) is Dim]
+            if names and set(names) != {"?"}:
+                dyn = mlir.ShapedType.get_dynamic_size()
+                sizes = [dyn if type(d) is Dim else d for d in aval.shape]
+                encoding = mlir.ArrayAttr.get([mlir.StringAttr.get(n) for n in names])
+                t = mlir.RankedTensorType.get(sizes, element_type(aval.dtype), encoding)
+            else:
+                dyn = mlir.ShapedType.get_dynamic_size()
+                t = mlir.RankedTensorType.get([dyn if type(d) is Dim else d for d in aval.shape],
+                                              element_type(aval.dtype))
         cache[key] = t
     return t
+
+
+def plain_type(t):
+    """``t`` without irax's names of dynamic sizes (``tensor<?x784xf32>``): what StableHLO
+    and IREE see."""
+    mlir = ir()
+    if t.typeid != mlir.RankedTensorType.static_typeid:
+        return t
+    rt = mlir.RankedTensorType(t)
+    if rt.encoding is None:
+        return t
+    return mlir.RankedTensorType.get(list(rt.shape), rt.element_type, loc=unknown_loc())
 
 
 def aval_of_type(t) -> ShapedArray:
@@ -101,11 +127,29 @@ def aval_of_type(t) -> ShapedArray:
         if t.typeid != mlir.RankedTensorType.static_typeid:
             raise TypeError(f"expected a ranked tensor type, got {t}")
         rt = mlir.RankedTensorType(t)
+        shape = tuple(rt.shape)
         if not rt.has_static_shape:
-            raise TypeError(f"expected a statically shaped tensor type, got {t}")
-        a = ShapedArray(tuple(rt.shape), dtype_from_mlir(str(rt.element_type)))
+            shape = _named_sizes(rt, t)
+        a = ShapedArray(shape, dtype_from_mlir(str(rt.element_type)))
         cache[t] = a
     return a
+
+
+def _named_sizes(rt, t) -> tuple:
+    """The shape of a dynamically shaped type whose encoding names its dynamic sizes."""
+    mlir = ir()
+    names = None
+    if rt.encoding is not None and rt.encoding.typeid == mlir.ArrayAttr.static_typeid:
+        names = [mlir.StringAttr(a).value for a in mlir.ArrayAttr(rt.encoding)]
+    dyn = [i for i in range(rt.rank) if rt.is_dynamic_dim(i)]
+    if rt.encoding is None:   # plain StableHLO: sizes without names
+        return tuple(ANONYMOUS if rt.is_dynamic_dim(i) else rt.shape[i] for i in range(rt.rank))
+    if names is None or len(names) != len(dyn):
+        raise TypeError(f"expected a statically shaped tensor type or one naming its dynamic "
+                        f"sizes (tensor<?x3xf32, [\"b\"]>), got {t}")
+    it = iter(names)
+    return tuple(parse(next(it)) if rt.is_dynamic_dim(i) else rt.shape[i]
+                 for i in range(rt.rank))
 
 
 def aval_of(value) -> ShapedArray:

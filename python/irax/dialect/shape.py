@@ -18,7 +18,9 @@ import math
 import numpy as np
 
 from irax.core.abstract import ShapedArray
+from irax.core.shape_poly import is_static
 from irax.dialect import attrs as A
+from irax.dialect import mlir
 from irax.dialect import raising as R
 from irax.dialect.base import Linear, Op, OpError, weak_of
 from irax.dialect.folding import same_type
@@ -107,6 +109,17 @@ class BroadcastInDim(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, shape, broadcast_dimensions):
+        if not is_static(shape):
+            # IREE 3.13 compiles a dynamic broadcast only when told which operand
+            # dimensions expand: here a dimension expands exactly when it is a static 1
+            xs = mlir.aval_of(x).shape
+            grows = [i for i, d in enumerate(broadcast_dimensions)
+                     if xs[i] == 1 and shape[d] != 1]
+            return lb.op("stablehlo.dynamic_broadcast_in_dim", [x, lb.shape_value(shape)],
+                         broadcast_dimensions=lb.i64s(broadcast_dimensions),
+                         known_expanding_dimensions=lb.i64s(grows),
+                         known_nonexpanding_dimensions=lb.i64s(
+                             [i for i in range(len(xs)) if i not in grows]))
         return lb.op("stablehlo.broadcast_in_dim", [x],
                      broadcast_dimensions=lb.i64s(broadcast_dimensions))
 
@@ -178,6 +191,8 @@ class Reshape(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, new_sizes):
+        if not is_static(new_sizes):
+            return lb.op("stablehlo.dynamic_reshape", [x, lb.shape_value(new_sizes)])
         return lb.op("stablehlo.reshape", [x])
 
     @classmethod
@@ -507,3 +522,51 @@ class Reverse(Linear, Op):
     def batch(cls, b, args, dims, *, dimensions):
         (x,), (d,) = args, dims
         return [b.reverse(x, dimensions=shift_dims(dimensions, d))], [d]
+
+
+class DimensionSize(Op):
+    """The size of axis ``dimension`` of ``x`` as a scalar of ``dtype``: how a symbolic
+    size (``core/shape_poly.py``) becomes a value (``x.sum() / x.shape[0]``).
+
+        %n = "irax.dimension_size"(%x) {dimension = 0 : i64, dtype = i32}
+               : (tensor<?x3xf32, ["b"]>) -> tensor<i32>
+    """
+
+    name = "irax.dimension_size"
+    num_operands = 1
+    attributes = {"dimension": A.I64, "dtype": A.DType}
+    differentiable = False
+
+    @classmethod
+    def infer(cls, x, *, dimension, dtype):
+        if not 0 <= dimension < x.ndim:
+            raise OpError(f"expected dimension in [0, {x.ndim}), but got {dimension}")
+        if dtype.kind not in "iu":
+            raise OpError(f"expected an integer dtype, but got {dtype}")
+        return ShapedArray((), dtype, weak_type=True)
+
+    @classmethod
+    def evaluate(cls, x, *, dimension, dtype):
+        return np.asarray(x.shape[dimension], dtype)
+
+    @classmethod
+    def fold(cls, operands, consts, results, *, dimension, dtype):
+        """A static size is a constant."""
+        size = mlir.aval_of(operands[0]).shape[dimension]
+        if is_static((size,)):
+            return [np.asarray(size, dtype)]
+        return None
+
+    @classmethod
+    def lower(cls, lb, x, *, dimension, dtype):
+        size = lb.op("stablehlo.get_dimension_size", [x], ShapedArray((), np.int32),
+                     dimension=lb.i64(dimension))
+        return size if dtype == np.int32 else lb.op("stablehlo.convert", [size])
+
+    @classmethod
+    def batch(cls, b, args, dims, *, dimension, dtype):
+        """Every example has the same sizes: the batch axis is skipped, the result is not
+        mapped."""
+        (x,), (d,) = args, dims
+        return [b.dimension_size(x, dimension=dimension + (d <= dimension),
+                                 dtype=dtype)], [None]

@@ -43,7 +43,7 @@ class Specialization:
     output tree, the modules of its stages and the executable."""
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
-                 "donated", "stages", "in_avals", "kept", "name", "tier", "work")
+                 "donated", "stages", "in_avals", "kept", "name", "tier", "work", "polymorphic")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -58,6 +58,8 @@ class Specialization:
         self.name = "main"  # the function, for messages
         self.tier = None    # frontend/tiered.py: None undecided, False compiled, or a _Tier
         self.work = None    # lowering/work.py's measure of the compiled program
+        #: symbolic sizes in the signature (core/shape_poly.py): one program, any sizes
+        self.polymorphic = any(not a.is_static for a in self.in_avals)
 
 
 def clone_module(module):
@@ -270,5 +272,8 @@ def execute(entry, leaves):
     for i in entry.donated:
         if isinstance(leaves[i], Array):
             leaves[i].delete()
-    results = [Array._from_device(b, a, device) for b, a in zip(outs, entry.out_avals)]
+    avals = entry.out_avals
+    if entry.polymorphic:   # symbolic sizes: each result's shape is its buffer's
+        avals = [a if a.is_static else a.update(shape=tuple(b.shape)) for b, a in zip(outs, avals)]
+    results = [Array._from_device(b, a, device) for b, a in zip(outs, avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)

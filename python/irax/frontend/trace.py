@@ -18,8 +18,10 @@ import threading
 
 import numpy as np
 
+from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.core.errors import UnexpectedTracerError
+from irax.core.shape_poly import Dim, InconclusiveDimensionOperation
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
@@ -28,6 +30,7 @@ from irax.dialect.effects import effect_only
 from irax.dialect.funcs import unique_name
 from irax.dialect.interpreter import Interpreter
 from irax.dialect.regions import function_to_region
+from irax.dialect.shape import DimensionSize
 from irax.dialect.transform import TransformOp
 from irax.dialect.upstream import op_class
 from irax.frontend.eager import concrete_value, eager_op
@@ -85,6 +88,8 @@ class Trace:
         self._builder = None
         self._in_types = []
         self._consts: dict[int, Tracer] = {}
+        #: symbolic size name -> (an argument tracer, its axis of that size)
+        self._sizes: dict[str, tuple[Tracer, int]] = {}
         self.captures: list[Tracer] = []
         self._captured: dict[int, tuple[Tracer, Tracer]] = {}
         self.out_avals: list[ShapedArray] = []
@@ -125,7 +130,29 @@ class Trace:
         value = self._block.add_argument(t, self.loc)
         tr = Tracer(self, value, aval)
         tr._concrete = concrete
+        if not aval.is_static:
+            for k, d in enumerate(aval.shape):
+                if type(d) is Dim and len(d.terms) == 1 and next(iter(d.terms.values())) == 1 \
+                        and len(next(iter(d.terms))) == 1:
+                    self._sizes.setdefault(next(iter(d.terms))[0], (tr, k))
         return tr
+
+    def size_value(self, d: Dim) -> Tracer:
+        """A traced scalar holding the symbolic size ``d``: the size of an argument's axis
+        (``irax.dimension_size``), or arithmetic on such sizes."""
+        env = {}
+        for name in sorted(d.names):
+            trace, src = self, None
+            while trace is not None and src is None:
+                src = trace._sizes.get(name)
+                trace = trace.parent
+            if src is None:
+                raise InconclusiveDimensionOperation(
+                    f"the symbolic dimension {name!r} is the size of no argument of the "
+                    "function being traced")
+            dtype, _ = dtypes.dtype_and_weak(1)
+            env[name] = bind(DimensionSize, src[0], dimension=src[1], dtype=dtype)
+        return self.lift(d.evaluate(env))
 
     def emit(self, op_cls, args, attrs, result_avals=None):
         self._builder.loc = user_location(self.loc)
@@ -188,6 +215,8 @@ class Trace:
             if x._trace.active and self._encloses(x._trace):
                 return self._capture(x)
             raise UnexpectedTracerError(x)
+        if type(x) is Dim:
+            return self.size_value(x)
         key = id(x)
         hit = self._consts.get(key)
         if hit is not None and hit._const_of is x:

@@ -17,9 +17,10 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.core.shape_poly import Dim, InconclusiveDimensionOperation, is_static, sizes
 from irax.dialect import elementwise as E
 from irax.dialect import shape as S
-from irax.frontend.trace import bind
+from irax.frontend.trace import bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array
 
@@ -31,7 +32,26 @@ def is_python_scalar(x) -> bool:
 
 
 def is_arraylike(x) -> bool:
-    return isinstance(x, (Array, Tracer, np.ndarray, np.generic)) or is_python_scalar(x)
+    return isinstance(x, (Array, Tracer, np.ndarray, np.generic, Dim)) or is_python_scalar(x)
+
+
+def size_value(d) -> Tracer:
+    """A symbolic size (``x.shape[0]`` under ``jit(abstracted_axes=...)``) as a traced weak
+    int scalar, as JAX turns a symbolic dimension into a value."""
+    t = current_trace()
+    if t is None:
+        raise InconclusiveDimensionOperation(
+            f"the symbolic dimension {d} is used outside the function it belongs to")
+    return t.lift(d)
+
+
+def _traced(x):
+    """A concrete value placed in the function being traced (for symbolic shapes)."""
+    t = current_trace()
+    if t is None:
+        raise InconclusiveDimensionOperation(
+            "a shape with symbolic dimensions is used outside the function it belongs to")
+    return t.lift(x)
 
 
 def aval_of(x) -> ShapedArray:
@@ -39,7 +59,7 @@ def aval_of(x) -> ShapedArray:
     a = getattr(x, "aval", None)
     if isinstance(a, ShapedArray):
         return a
-    if is_python_scalar(x):
+    if is_python_scalar(x) or type(x) is Dim:
         dt, weak = dtypes.dtype_and_weak(x)
         return ShapedArray((), dt, weak)
     if isinstance(x, (np.ndarray, np.generic)):
@@ -75,6 +95,8 @@ def convert(x, dtype, weak: bool = False):
     """
     dtype = np.dtype(dtype)
     weak = weak and dtype != np.bool_
+    if type(x) is Dim:
+        x = size_value(x)
     if isinstance(x, (Array, Tracer)):
         if x.aval.dtype == dtype and x.aval.weak_type == weak:
             return x
@@ -91,6 +113,9 @@ def full(shape, value, dtype, weak: bool = False) -> Array:
     with np.errstate(all="ignore"):
         scalar = E.convert_array(np.asarray(value), dtype)
     weak = weak and dtype != np.bool_
+    if not is_static(shape):   # a symbolic shape: a broadcast in the traced program
+        x = _traced(Array._from_host(scalar, ShapedArray((), dtype, weak)))
+        return bind(S.BroadcastInDim, x, shape=sizes(shape), broadcast_dimensions=())
     data = np.broadcast_to(scalar, tuple(shape))
     return Array._from_host(data, ShapedArray(data.shape, dtype, weak))
 
@@ -107,11 +132,13 @@ def broadcast_to(x, shape):
 
     A concrete rank-0 value becomes a host splat, so that scalars fold into one constant.
     """
-    shape = tuple(int(d) for d in shape)
+    shape = sizes(shape)
     a = aval_of(x)
     if a.shape == shape:
         return x
-    if not isinstance(x, Tracer) and a.ndim == 0:
+    if not isinstance(x, Tracer) and not is_static(shape):
+        x = _traced(as_operand(x))
+    elif not isinstance(x, Tracer) and a.ndim == 0:
         data = np.broadcast_to(host_data(x), shape)
         return Array._from_host(data, ShapedArray(shape, a.dtype, a.weak_type))
     nd = len(shape)
@@ -121,23 +148,27 @@ def broadcast_to(x, shape):
 
 def broadcast_in_dim(x, shape, broadcast_dimensions):
     """``lax.broadcast_in_dim`` without checks; no op when the shape is unchanged."""
-    shape = tuple(int(d) for d in shape)
+    shape = sizes(shape)
     dims = tuple(int(d) for d in broadcast_dimensions)
     a = aval_of(x)
     if a.shape == shape and dims == tuple(range(len(shape))):
         return x
-    if not isinstance(x, Tracer) and a.ndim == 0:
+    if not isinstance(x, Tracer) and not is_static(shape):
+        x = _traced(as_operand(x))
+    elif not isinstance(x, Tracer) and a.ndim == 0:
         return broadcast_to(x, shape)
     return bind(S.BroadcastInDim, x, shape=shape, broadcast_dimensions=dims)
 
 
 def reshape(x, shape):
     """``lax.reshape`` without checks; no op when the shape is unchanged."""
-    shape = tuple(int(d) for d in shape)
+    shape = sizes(shape)
     a = aval_of(x)
     if a.shape == shape:
         return x
-    if not isinstance(x, Tracer) and a.ndim == 0 and a.size == 1:
+    if not isinstance(x, Tracer) and not is_static(shape):
+        x = _traced(as_operand(x))
+    elif not isinstance(x, Tracer) and a.ndim == 0 and a.size == 1:
         data = host_data(x).reshape(shape)
         return Array._from_host(data, ShapedArray(shape, a.dtype, a.weak_type))
     return bind(S.Reshape, x, new_sizes=shape)
@@ -154,6 +185,8 @@ def as_operand(x):
     """``x`` as an ``irax.Array`` or tracer of unchanged type (Python scalars stay weak)."""
     if isinstance(x, (Array, Tracer)):
         return x
+    if type(x) is Dim:
+        return size_value(x)
     if not is_arraylike(x):
         raise TypeError(f"Value {x!r} of type {type(x)} is not a valid irax type")
     return host_array(host_data(x), aval_of(x).weak_type)

@@ -10,15 +10,22 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.core.shape_poly import Dim
 from irax.dialect import mlir
 from irax.dialect.attrs import Dense
+from irax.dialect.base import OpError
+from irax.dialect.upstream import is_function
+
+_I64 = ShapedArray((), np.int64)
 
 
 class LoweringBuilder:
-    def __init__(self, ip, loc, out_avals):
+    def __init__(self, ip, loc, out_avals, like=None):
         self.ip = ip
         self.loc = loc
         self.out_avals = out_avals
+        #: a value of the op being rewritten, whose dynamic sizes ``full`` copies
+        self.like = like
 
     def at_end(self, block) -> LoweringBuilder:
         """A builder appending to ``block`` (a region's body), at this builder's location."""
@@ -63,10 +70,75 @@ class LoweringBuilder:
                            f"#stablehlo<comparison_direction {direction}>"),
                        compare_type=self.attr(f"#stablehlo<comparison_type {kind}>"))
 
+    def full(self, shape, value, dtype):
+        """A tensor of ``shape`` filled with ``value``: a constant, or for dynamic sizes
+        (``?``) a broadcast scalar sized like ``self.like`` (the rewritten op's operand)."""
+        if all(type(d) is not Dim for d in shape):
+            return self.constant(np.full(shape, value, dtype))
+        like = self.like
+        if like is None or len(mlir.aval_of(like).shape) != len(shape):
+            raise OpError(f"expected a value of rank {len(shape)} to size a dynamically "
+                          "shaped constant")
+        one = ShapedArray((1,), np.int64)
+        parts = []
+        for k, d in enumerate(shape):
+            if type(d) is Dim:
+                size = self.op("stablehlo.get_dimension_size", [like], ShapedArray((), np.int32),
+                               dimension=self.i64(k))
+                size = self.op("stablehlo.convert", [size], _I64)
+            else:
+                size = self.constant(np.int64(d))
+            parts.append(self.op("stablehlo.reshape", [size], one))
+        dims = parts[0] if len(parts) == 1 else self.op(
+            "stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),
+            dimension=self.i64(0))
+        return self.op("stablehlo.dynamic_broadcast_in_dim",
+                       [self.constant(np.asarray(value, dtype)), dims],
+                       ShapedArray(shape, dtype), broadcast_dimensions=self.i64s([]))
+
     def constant(self, value, dtype=None):
         arr = np.asarray(value, dtype=dtype)
         return self.create("stablehlo.constant", [], [self.type(ShapedArray(arr.shape, arr.dtype))],
                            {"value": Dense.encode(arr)}).results[0]
+
+    # ---- symbolic sizes (core/shape_poly.py) -------------------------------------------
+    def dim_value(self, d):
+        """A ``tensor<i64>`` holding size ``d`` (an int, or a ``Dim`` computed from the
+        sizes of the enclosing function's arguments with ``get_dimension_size``)."""
+        if type(d) is not Dim:
+            return self.constant(np.int64(d))
+        total = None
+        for mono, coeff in d.terms.items():
+            term = self.constant(np.int64(coeff)) if coeff != 1 or not mono else None
+            for name in mono:
+                v = self._symbol_value(name)
+                term = v if term is None else self.op("stablehlo.multiply", [term, v], _I64)
+            total = term if total is None else self.op("stablehlo.add", [total, term], _I64)
+        return total
+
+    def shape_value(self, shape):
+        """A ``tensor<Nxi64>`` holding ``shape`` (the operand of StableHLO's dynamic ops)."""
+        one = ShapedArray((1,), np.int64)
+        parts = [self.op("stablehlo.reshape", [self.dim_value(d)], one) for d in shape]
+        if len(parts) == 1:
+            return parts[0]
+        return self.op("stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),
+                       dimension=self.i64(0))
+
+    def _symbol_value(self, name: str):
+        func = self.ip.block.owner
+        while func is not None and not is_function(func):
+            func = func.operation.parent
+        if func is not None:
+            for arg in func.regions[0].blocks[0].arguments:
+                shape = mlir.aval_of_type(arg.type).shape
+                for k, d in enumerate(shape):
+                    if type(d) is Dim and d.terms == {(name,): 1}:
+                        size = self.op("stablehlo.get_dimension_size", [arg],
+                                       ShapedArray((), np.int32), dimension=self.i64(k))
+                        return self.op("stablehlo.convert", [size], _I64)
+        raise OpError(f"expected the symbolic size {name!r} to be the size of an axis of "
+                      "an argument of the enclosing function")
 
     def scalar_block(self, op, region_index: int, dtypes, n_args=2):
         """Adds the entry block of a scalar reducer/comparator region; returns the block and a
@@ -81,9 +153,11 @@ class LoweringBuilder:
 
 
 def builder_at(op) -> LoweringBuilder:
-    """A builder that inserts before ``op``, at its location, typed by its results."""
+    """A builder that inserts before ``op``, at its location, typed by its results (its
+    first operand sizes the dynamically shaped constants of ``full``)."""
     return LoweringBuilder(mlir.ir().InsertionPoint(op), op.location,
-                           [mlir.aval_of(r) for r in op.results])
+                           [mlir.aval_of(r) for r in op.results],
+                           like=op.operands[0] if len(op.operands) else None)
 
 
 def replace_op(op, values) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError, lookup
-from irax.dialect.upstream import FlowTransfer, in_namespace, op_class
+from irax.dialect.upstream import FlowTransfer, in_namespace, is_function, op_class
 from irax.dialect.verifier import diagnostics_of
 from irax.lowering.builder import LoweringBuilder
 
@@ -74,6 +74,7 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
             rewrite.apply_full_conversion(module.operation, target, _patterns())
         except ir.MLIRError as e:
             raise IRError(_diagnostics(e, "irax-lower-to-stablehlo failed")) from None
+        strip_size_names(module)
         if legalize_chlo and _holds_chlo(module):
             from iree.compiler import passmanager  # import cost: IREE loads on first use
 
@@ -88,6 +89,39 @@ def lower_module(module, legalize_chlo: bool = True) -> None:
         except ir.MLIRError as e:
             raise IRError(_diagnostics(e, "lowered StableHLO failed to verify")) from None
         _record_devices(module)
+
+
+def strip_size_names(module) -> None:
+    """Drops irax's names of dynamic sizes from every type (``tensor<?x3xf32, ["b"]>``
+    becomes ``tensor<?x3xf32>``): StableHLO and IREE know dynamic sizes, not their names.
+    The lowering needed them until here (``LoweringBuilder.dim_value``)."""
+    ir = mlir.ir()
+    named = []
+
+    def visit(op):
+        for r in op.results:
+            if _named(r.type):
+                named.append(r)
+        for region in op.regions:
+            for block in region.blocks:
+                named.extend(a for a in block.arguments if _named(a.type))
+        if is_function(op):
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            if any(_named(t) for t in (*ftype.inputs, *ftype.results)):
+                op.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+                    [mlir.plain_type(t) for t in ftype.inputs],
+                    [mlir.plain_type(t) for t in ftype.results]))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for v in named:
+        v.set_type(mlir.plain_type(v.type))
+
+
+def _named(t) -> bool:
+    ir = mlir.ir()
+    return t.typeid == ir.RankedTensorType.static_typeid and \
+        ir.RankedTensorType(t).encoding is not None
 
 
 def _holds_chlo(module) -> bool:

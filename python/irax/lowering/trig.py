@@ -117,7 +117,7 @@ class F64:
         self.aval = ShapedArray(shape, np.dtype(np.float64))
 
     def c(self, value):
-        return self.lb.constant(np.full(self.aval.shape, value, np.float64))
+        return self.lb.full(self.aval.shape, value, np.float64)
 
     def __call__(self, name, *xs):
         return self.lb.op(f"stablehlo.{name}", list(xs), self.aval)
@@ -164,7 +164,7 @@ def _payne_hanek(lb, f: F64, x32):
     i32 = ShapedArray(shape, np.dtype(np.int32))
 
     def ints(v):
-        return lb.constant(np.full(shape, v, np.int32))
+        return lb.full(shape, v, np.int32)
 
     bits = lb.op("stablehlo.bitcast_convert", [x32], i32)
     exponent = lb.op("stablehlo.and", [lb.op("stablehlo.shift_right_logical",
@@ -217,7 +217,7 @@ def _finish(lb, x, aval, k, r, which):
     i32 = aval.update(dtype=np.dtype(np.int32))
 
     def ints(v):
-        return lb.constant(np.full(aval.shape, v, np.int32))
+        return lb.full(aval.shape, v, np.int32)
 
     def has(q, bit):
         return lb.compare(lb.op("stablehlo.and", [q, ints(bit)], i32), ints(bit), "EQ")
@@ -240,7 +240,7 @@ def _finish(lb, x, aval, k, r, which):
                                           c, s))
         bits = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))
         negative = lb.compare(lb.op("stablehlo.bitcast_convert", [x], bits),
-                              lb.constant(np.zeros(aval.shape, bits.dtype)), "LT")
+                              lb.full(aval.shape, 0, bits.dtype), "LT")
         out = f.select(negative, f("negate", out), out)
     finite = lb.op("stablehlo.is_finite", [x], aval.update(dtype=np.dtype(np.bool_)))
     out = f.select(finite, out, f.c(np.nan))
@@ -271,7 +271,7 @@ def complex_trig(lb, z, which: str, real_trig=None):
         return lb.op(f"stablehlo.{name}", list(xs), part)
 
     def c(value):
-        return lb.constant(np.full(aval.shape, value, part.dtype))
+        return lb.full(aval.shape, value, part.dtype)
 
     def cosh_sinh(t):
         ln_half = c(-np.log(2.0))
@@ -354,7 +354,7 @@ def atan2(lb, y, x, terms: int = _ATAN_TERMS):
     theta = f.select(upper, f("add", f.c(math.pi / 4), theta), theta)
     theta = f.select(lb.compare(ay, ax, "GT"), f("subtract", f.c(math.pi / 2), theta), theta)
     bits = aval.update(dtype=np.dtype(f"i{aval.dtype.itemsize}"))
-    zero_bits = lb.constant(np.zeros(aval.shape, bits.dtype))
+    zero_bits = lb.full(aval.shape, 0, bits.dtype)
 
     def negative(v):      # the sign bit (-0. included)
         return lb.compare(lb.op("stablehlo.bitcast_convert", [v], bits), zero_bits, "LT")

@@ -12,10 +12,12 @@ sums may differ from a sequential sum in the last bits.
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
 from irax.core import dtypes
+from irax.core.shape_poly import Dim
 from irax.dialect import elementwise as E
 from irax.dialect import reduction as R
 from irax.frontend.trace import bind
@@ -144,8 +146,10 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
 
 def _count(shape, axes, comp, where, keepdims):
     if where is None:
-        n = int(np.prod([shape[d] for d in axes])) if axes else 1
-        return U.full((), n, comp)
+        n = math.prod(shape[d] for d in axes) if axes else 1
+        if type(n) is Dim:   # a symbolic size: its value in the traced program
+            return LU.convert(n, comp)
+        return U.full((), int(n), comp)
     mask = LU.broadcast_to(U.to_bool(U.as_array("mean", where)), shape)
     return sum(mask, axes, dtype=comp, keepdims=keepdims)
 

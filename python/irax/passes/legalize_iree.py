@@ -83,6 +83,7 @@ from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import builder_at, replace_op
 from irax.lowering.case_passthrough import lift_passthrough
+from irax.lowering.dynamic_reshape import StableHLODynamicReshape, legalize_dynamic_reshape
 from irax.lowering.sort_network import network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
 from irax.lowering.while_carries import pack_forwarded_carries
@@ -521,7 +522,7 @@ def legalize_float_power(op) -> None:
     lb = builder_at(op)
 
     def full(value):
-        return lb.constant(np.full(out.shape, value, out.dtype))
+        return lb.full(out.shape, value, out.dtype)
 
     def logical(name, *xs):
         return lb.op(f"stablehlo.{name}", list(xs), out.update(dtype=np.dtype(np.bool_)))
@@ -533,7 +534,7 @@ def legalize_float_power(op) -> None:
                     lb.compare(lb.op("stablehlo.floor", [half], out), half, "NE"))
     bits = out.update(dtype=np.dtype(f"i{out.dtype.itemsize}"))
     sign = lb.compare(lb.op("stablehlo.bitcast_convert", [x], bits),
-                      lb.constant(np.zeros(out.shape, bits.dtype)), "LT")
+                      lb.full(out.shape, 0, bits.dtype), "LT")
     r = lb.op("stablehlo.select", [logical("and", sign, y_odd),
                                    lb.op("stablehlo.negate", [r], out), r], out)
     nan = logical("and", lb.compare(x, full(0), "LT"),
@@ -587,12 +588,12 @@ def legalize_cbrt(op) -> None:
     y, xd = lb.op("stablehlo.convert", [y0], f64), lb.op("stablehlo.convert", [x], f64)
     y2 = op64("multiply", y, y)
     step = op64("divide", op64("subtract", op64("multiply", y2, y), xd),
-                op64("multiply", lb.constant(np.full(out.shape, 3.0)), y2))
+                op64("multiply", lb.full(out.shape, 3.0, np.float64), y2))
     refined = lb.op("stablehlo.convert", [op64("subtract", y, step)], out)
     keep = lb.op("stablehlo.or", [
         lb.op("stablehlo.not", [lb.op("stablehlo.is_finite", [x], out.update(
             dtype=np.dtype(np.bool_)))], out.update(dtype=np.dtype(np.bool_))),
-        lb.compare(y0, lb.constant(np.zeros(out.shape, out.dtype)), "EQ")],
+        lb.compare(y0, lb.full(out.shape, 0, out.dtype), "EQ")],
         out.update(dtype=np.dtype(np.bool_)))
     replace_op(op, [lb.op("stablehlo.select", [keep, x, refined], out)])
 
@@ -617,7 +618,7 @@ def legalize_bool_concatenate(op) -> None:
              for x in op.operands]
     cat = lb.op("stablehlo.concatenate", parts, out.update(dtype=i8),
                 dimension=op.attributes["dimension"])
-    replace_op(op, [lb.compare(cat, lb.constant(np.zeros(out.shape, i8)), "NE")])
+    replace_op(op, [lb.compare(cat, lb.full(out.shape, 0, i8), "NE")])
 
 
 # ---- boolean convert ------------------------------------------------------------------------
@@ -629,7 +630,7 @@ def legalize_bool_convert(op) -> None:
     if not dtypes.is_bool(src.dtype) or dtypes.is_bool(out.dtype):
         return
     lb = builder_at(op)
-    ones, zeros = (lb.constant(np.full(out.shape, v, out.dtype)) for v in (1, 0))
+    ones, zeros = (lb.full(out.shape, v, out.dtype) for v in (1, 0))
     replace_op(op, [lb.op("stablehlo.select", [op.operands[0], ones, zeros], out)])
 
 
@@ -706,4 +707,5 @@ PATTERNS = {
     StableHLOConvert: legalize_bool_convert,
     StableHLOOr: legalize_bool_splat_logic,
     StableHLOAnd: legalize_bool_splat_logic,
+    StableHLODynamicReshape: legalize_dynamic_reshape,
 }

@@ -36,6 +36,8 @@ from irax.passes import pipelines
 from irax.runtime import compiler, devices
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
+from irax.transforms import abstracted_axes
+from irax.transforms.abstracted_axes import AutoDynamic
 
 
 def _fun_name(fun) -> str:
@@ -103,7 +105,7 @@ class JitFunction:
 
     def __init__(self, fun, static_argnums=None, static_argnames=None, donate_argnums=None,
                  donate_argnames=None, keep_unused=False, device=None, backend=None,
-                 inline=False):
+                 inline=False, abstracted_axes=None):
         if not callable(fun):
             raise TypeError(f"irax.jit: expected a function as its first argument, got {fun!r}")
         self.fun = fun
@@ -122,9 +124,15 @@ class JitFunction:
                              f"{sorted(set(self.donate_argnums) & set(self.static_argnums))}")
         self._specs = _specializations(fun, (
             self.static_argnums, self.static_argnames, self.donate_argnums,
-            self.donate_argnames, keep_unused, device, backend, inline))
+            self.donate_argnames, keep_unused, device, backend, inline,
+            repr(abstracted_axes)))
         self._cache = self._specs.entries
         self._flat_trees: dict = {}
+        #: shape polymorphism: the abstracted_axes prefix, its plan per argument structure,
+        #: and the automatic policy (abstracted_axes.py)
+        self.abstracted_axes = abstracted_axes
+        self._axes_plans: dict = {}
+        self._auto = AutoDynamic()
         #: ``fun`` compiles and places its own results when called outside a trace (a
         #: shard_map: one program per device); plain options only
         self._runs_itself = getattr(fun, "_irax_runs_itself", False) and not (
@@ -169,6 +177,10 @@ class JitFunction:
             statics, dyn = self._split(args, kwargs)
             leaves, treedef = tree_util.tree_flatten(dyn)
             avals = tuple(abstractify(x, self.fun) for x in leaves)
+        if self.abstracted_axes is not None:
+            avals = self._abstract(treedef, args, kwargs, avals)
+        elif config.irax_auto_dynamic_axes:
+            avals = self._auto.abstract(treedef, statics, avals, _fun_name(self.fun))
         key = (treedef, avals, statics, config.trace_key)
         entry = self._cache.get(key)
         if entry is None:
@@ -179,9 +191,23 @@ class JitFunction:
                     self._cache[key] = entry
         return entry, leaves
 
+    def _abstract(self, treedef, args, kwargs, avals) -> tuple:
+        """``avals`` with the axes of ``abstracted_axes`` symbolic (one plan per argument
+        structure)."""
+        api = f"irax.jit({_fun_name(self.fun)})"
+        found = self._axes_plans.get(treedef)
+        if found is None:
+            _, (dyn_args, _) = self._split(args, kwargs)
+            found = abstracted_axes.plan(self.abstracted_axes, dyn_args, len(avals), avals, api)
+            self._axes_plans[treedef] = found
+        return found.abstract(avals, api)
+
     def _trace(self, args, kwargs, treedef, avals) -> Specialization:
         entry = Specialization()
         entry.in_avals = avals
+        entry.polymorphic = abstracted_axes.is_polymorphic(avals)
+        if entry.polymorphic:
+            entry.tier = False   # the interpreter runs one size at a time: compile first
         with Trace(origin=_fun_origin(self.fun)) as t:
             tracers = [t.add_argument(a) for a in avals]
             dyn = tree_util.tree_unflatten(treedef, tracers)
@@ -474,19 +500,25 @@ def disable_jit(disable: bool = True):
 def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
         static_argnums=None, static_argnames=None, donate_argnums=None,
         donate_argnames=None, keep_unused: bool = False, device=None,
-        backend: str | None = None, inline: bool = False, **unsupported) -> Any:
+        backend: str | None = None, inline: bool = False, abstracted_axes=None,
+        **unsupported) -> Any:
     """Compiles ``fun`` with IREE (``jax.jit``). Usable as ``@jit``, ``@jit(...)`` and with
     ``functools.partial(jit, static_argnums=...)``.
 
     ``in_shardings``/``out_shardings`` (a sharding, or a pytree prefix of the positional
     arguments / the outputs; None leaves a value as it is) lay the arguments and results
     out as sharded arrays. The program itself is not partitioned yet: it runs on one
-    device, with the values JAX computes."""
+    device, with the values JAX computes.
+
+    ``abstracted_axes`` (a pytree prefix of the positional arguments of ``{axis: "name"}``
+    dicts or None) makes those axes symbolic: one trace and one compiled program serve
+    every size (``transforms/abstracted_axes.py``, docs/shape_poly.md)."""
     if unsupported:
         raise TypeError(f"irax.jit got unexpected keyword argument(s) {sorted(unsupported)}")
     opts = dict(static_argnums=static_argnums, static_argnames=static_argnames,
                 donate_argnums=donate_argnums, donate_argnames=donate_argnames,
-                keep_unused=keep_unused, device=device, backend=backend, inline=inline)
+                keep_unused=keep_unused, device=device, backend=backend, inline=inline,
+                abstracted_axes=abstracted_axes)
 
     def make(f):
         jitted = JitFunction(f, **opts)
