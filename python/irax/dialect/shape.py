@@ -297,6 +297,10 @@ class Slice(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, start_indices, limit_indices, strides):
+        if not is_static((*start_indices, *limit_indices)):   # symbolic bounds
+            return lb.op("stablehlo.real_dynamic_slice",
+                         [x, lb.shape_value(start_indices), lb.shape_value(limit_indices),
+                          lb.shape_value(strides)])
         return lb.op("stablehlo.slice", [x], start_indices=lb.i64s(start_indices),
                      limit_indices=lb.i64s(limit_indices), strides=lb.i64s(strides))
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-from irax.core import tree_util
+from irax.core import shape_poly, tree_util
 from irax.core.config import config
 from irax.dialect import mlir
 from irax.export import _format
@@ -29,7 +29,8 @@ from irax.passes import run_pipeline
 from irax.runtime.compiler import CUDA_IN_IR, Target, compile_module, compiler_version
 from irax.transforms.jit import JitFunction
 
-__all__ = ["Exported", "Loaded", "export", "export_module", "deserialize", "targets"]
+__all__ = ["Exported", "Loaded", "export", "export_module", "deserialize", "targets",
+           "symbolic_shape"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -280,6 +281,16 @@ def _version() -> str:
         return metadata.version("irax")
     except Exception:  # noqa: BLE001 - a source tree without package metadata
         return "unknown"
+
+
+def symbolic_shape(shape_spec: str) -> tuple:
+    """``jax.export.symbolic_shape``: ``symbolic_shape("b, 784")`` is a shape whose ``b``
+    is a symbolic size, for ``irax.ShapeDtypeStruct``; one artifact then runs every size
+    (docs/shape_poly.md)."""
+    try:
+        return shape_poly.symbolic_shape(shape_spec)
+    except ValueError as e:
+        raise ValueError(f"irax.export.symbolic_shape: {e}") from None
 
 
 def deserialize(blob: bytes) -> Loaded:

@@ -7,7 +7,7 @@ An exported program is one IREE module per target. Its entry function's reflecti
      "function": "predict", "target": {"name": "cpu", "backend": "llvm-cpu",
      "arch": "x86_64", "flags": [...]},
      "in_tree": {"t": [{"t": [0, 1]}, {"d": []}]}, "out_tree": 0,
-     "in_avals": [["float32", [128, 784]], ...], "out_avals": [...],
+     "in_avals": [["float32", ["batch", 784]], ...], "out_avals": [...],
      "donated": [0], "devices": 0}
 
 So the file is what ``iree-run-module --module=f.vmfb --function=main`` runs, and all a
@@ -25,6 +25,7 @@ import numpy as np
 from irax.core import tree_util
 from irax.core.abstract import ShapedArray
 from irax.core.dtypes import dtype_from_name
+from irax.core.shape_poly import parse
 
 #: the artifact format this irax writes and the newest it reads
 FORMAT = 1
@@ -75,11 +76,14 @@ def _decode(data):
 
 
 def encode_avals(avals) -> list:
-    return [[np.dtype(a.dtype).name, list(a.shape)] for a in avals]
+    """``[dtype, shape]`` pairs; a symbolic size is its text (``["float32", ["b", 784]]``)."""
+    return [[np.dtype(a.dtype).name, [d if type(d) is int else str(d) for d in a.shape]]
+            for a in avals]
 
 
 def decode_avals(data) -> list[ShapedArray]:
-    return [ShapedArray(tuple(shape), dtype_from_name(name)) for name, shape in data]
+    return [ShapedArray(tuple(parse(d) if isinstance(d, str) else d for d in shape),
+                        dtype_from_name(name)) for name, shape in data]
 
 
 def dumps(signature: dict) -> str:

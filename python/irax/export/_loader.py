@@ -16,7 +16,7 @@ import platform
 
 import numpy as np
 
-from irax.core import dtypes, tree_util
+from irax.core import dtypes, shape_poly, tree_util
 from irax.export import _format
 from irax.frontend.compile import Specialization, execute, program_devices
 from irax.frontend.eager import concrete_value
@@ -81,15 +81,21 @@ class Loaded:
             raise TypeError(f"{_API}({self.fun_name}): expected arguments of pytree structure "
                             f"{self.in_tree}, got {tree}")
         leaves = []
+        sizes: dict = {}   # symbolic size name -> (size, where)
         for (path, x), want in zip(pairs, self.in_avals):
             try:
                 _, got = concrete_value(x)
             except TypeError:
                 raise TypeError(f"{_API}({self.fun_name}): argument "
                                 f"{_path(path)} is not an array: {type(x).__name__}") from None
-            if got.shape != want.shape or dtypes.canonicalize_dtype(got.dtype) != want.dtype:
+            if not _fits(got, want):
                 raise TypeError(f"{_API}({self.fun_name}): argument {_path(path)} expected "
                                 f"{want.str_short()}, got {got.str_short()}")
+            if not want.is_static:
+                try:
+                    shape_poly.bind(sizes, want.shape, got.shape, f"argument {_path(path)}")
+                except ValueError as e:
+                    raise TypeError(f"{_API}({self.fun_name}): {e}") from None
             leaves.append(x if not isinstance(x, (bool, int, float, complex)) else
                           np.asarray(x, want.dtype))
         return execute(self._spec, leaves)
@@ -97,6 +103,13 @@ class Loaded:
     def __repr__(self) -> str:
         ins = ", ".join(a.str_short() for a in self.in_avals)
         return f"Loaded({self.fun_name}({ins}) for {self.target}, from {self._where})"
+
+
+def _fits(got, want) -> bool:
+    """Same dtype, rank and sizes (a symbolic size fits any size)."""
+    if dtypes.canonicalize_dtype(got.dtype) != want.dtype or got.ndim != want.ndim:
+        return False
+    return all(type(w) is not int or g == w for g, w in zip(got.shape, want.shape))
 
 
 def _path(keys) -> str:

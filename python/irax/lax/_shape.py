@@ -15,6 +15,7 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
+from irax.core.shape_poly import sizes
 from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect import shape as S
@@ -37,7 +38,7 @@ def _shape(shape, what: str = "shape") -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)) or (hasattr(shape, "ndim") and shape.ndim == 0):
         shape = (shape,)
     try:
-        dims = tuple(operator.index(d) for d in shape)
+        dims = sizes(shape)    # symbolic sizes (jit with abstracted_axes) are kept
     except TypeError:
         raise TypeError("Shapes must be 1D sequences of concrete values of integer type, got "
                         f"{tuple(shape)!r}.") from None
@@ -284,7 +285,7 @@ def rev(operand, dimensions):
     return bind(S.Reverse, U.as_operand(operand), dimensions=tuple(sorted(dims)))
 
 
-def iota(dtype, size: int):
+def iota(dtype, size):
     """``[0, 1, ..., size-1]`` in ``dtype``."""
     return broadcasted_iota(dtype, (size,), 0)
 

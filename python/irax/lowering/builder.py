@@ -79,6 +79,14 @@ class LoweringBuilder:
         if like is None or len(mlir.aval_of(like).shape) != len(shape):
             raise OpError(f"expected a value of rank {len(shape)} to size a dynamically "
                           "shaped constant")
+        dims = self.sizes_of(like, shape)
+        return self.op("stablehlo.dynamic_broadcast_in_dim",
+                       [self.constant(np.asarray(value, dtype)), dims],
+                       ShapedArray(shape, dtype), broadcast_dimensions=self.i64s([]))
+
+    def sizes_of(self, like, shape):
+        """A ``tensor<Nxi64>`` of ``shape``, whose dynamic sizes are those of ``like`` at the
+        same positions (``shape`` may extend ``like``'s with static sizes)."""
         one = ShapedArray((1,), np.int64)
         parts = []
         for k, d in enumerate(shape):
@@ -89,12 +97,22 @@ class LoweringBuilder:
             else:
                 size = self.constant(np.int64(d))
             parts.append(self.op("stablehlo.reshape", [size], one))
-        dims = parts[0] if len(parts) == 1 else self.op(
-            "stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),
-            dimension=self.i64(0))
-        return self.op("stablehlo.dynamic_broadcast_in_dim",
-                       [self.constant(np.asarray(value, dtype)), dims],
-                       ShapedArray(shape, dtype), broadcast_dimensions=self.i64s([]))
+        if len(parts) == 1:
+            return parts[0]
+        return self.op("stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),
+                       dimension=self.i64(0))
+
+    def reshape_like(self, x, shape):
+        """``x`` reshaped to ``shape`` that only appends unit axes to its own (a plain
+        reshape when static, a dynamic broadcast when ``x`` has dynamic sizes)."""
+        rank = len(mlir.aval_of(x).shape)
+        out = ShapedArray(shape, mlir.aval_of(x).dtype)
+        if all(type(d) is not Dim for d in shape):
+            return self.op("stablehlo.reshape", [x], out)
+        return self.op("stablehlo.dynamic_broadcast_in_dim", [x, self.sizes_of(x, shape)], out,
+                       broadcast_dimensions=self.i64s(range(rank)),
+                       known_expanding_dimensions=self.i64s([]),
+                       known_nonexpanding_dimensions=self.i64s(range(rank)))
 
     def constant(self, value, dtype=None):
         arr = np.asarray(value, dtype=dtype)

@@ -11,6 +11,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.errors import ConcretizationTypeError
+from irax.core.shape_poly import Dim
 from irax.dialect.elementwise import convert_array
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as LS
@@ -204,6 +205,9 @@ def _concrete_arg(x, name: str):
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)``; the arguments must be concrete."""
+    if stop is None and step is None and type(start) is Dim:   # arange(x.shape[0])
+        dt = _user_dtype(dtype, "arange") or dtypes.result_type(start)
+        return LS.iota(dt, start)
     if stop is None and step is None:
         stop_ = _concrete_arg(start, "stop")
         dt = _user_dtype(dtype, "arange") or dtypes.result_type(stop_)

@@ -19,6 +19,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.errors import ConcretizationTypeError, NonConcreteBooleanIndexError
+from irax.core.shape_poly import Dim, InconclusiveDimensionOperation
 from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect import shape as S
@@ -155,6 +156,17 @@ def _index(x, idx):
     return _apply_scalars(x, dims)
 
 
+def _symbolic_bounds(b, e, s, n, axis):
+    """``(start, limit)`` of ``b:e:s`` on an axis of symbolic size ``n``: a non-negative
+    start and a stop that is None or counts from the end, step 1 (what is known to fit)."""
+    if s not in (None, 1) or (b is not None and b < 0) or (e is not None and e > 0):
+        raise InconclusiveDimensionOperation(
+            f"slice({b}, {e}, {s}) of axis {axis}, whose size {n} is symbolic: only a "
+            "non-negative start, a stop that is None or negative, and step 1 are supported")
+    lo = b or 0
+    return lo, n if e is None else n + e
+
+
 def _apply_slices(x, dims):
     """Reverse + strided slice for every slice entry and static int (others kept whole)."""
     shape = U.aval_of(x).shape
@@ -165,11 +177,23 @@ def _apply_slices(x, dims):
             b, e, s = (_static_slice_part(p, d) for p in (v.start, v.stop, v.step))
             if s == 0:
                 raise ValueError("slice step cannot be zero")
+            if type(n) is Dim:   # a symbolic size: bounds relative to it, step 1
+                lo, hi = _symbolic_bounds(b, e, s, n, d)
+                start.append(lo)
+                limit.append(hi)
+                stride.append(1)
+                continue
             b, e, s = slice(b, e, s).indices(n)
             if s < 0:
                 rev.append(d)
                 b, e, s = n - 1 - b, n - 1 - e, -s
             lo, hi, st = b, max(b, e), s
+        elif kind == "int" and type(n) is Dim:
+            if v < 0:
+                raise InconclusiveDimensionOperation(
+                    f"index {v} of axis {d}, whose size {n} is symbolic: use a non-negative "
+                    "index")
+            lo, hi = v, v + 1
         elif kind == "int":
             if n == 0:
                 raise IndexError(f"index {v} is out of bounds for axis {d} with size 0")

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
+from irax.core.shape_poly import Dim
 from irax.dialect import shape as S
 from irax.frontend.trace import bind
 from irax.lax import _shape as LS
@@ -43,7 +44,7 @@ def _resolve_shape(old, newshape) -> tuple[int, ...]:
     if isinstance(newshape, (int, np.integer)) or (hasattr(newshape, "ndim")
                                                    and newshape.ndim == 0):
         newshape = (newshape,)
-    new = tuple(operator.index(d) for d in newshape)
+    new = tuple(d if type(d) is Dim else operator.index(d) for d in newshape)
     n = math.prod(old)
     if new.count(-1) > 1:
         raise ValueError("can only specify one unknown dimension")

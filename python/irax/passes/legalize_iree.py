@@ -556,6 +556,13 @@ def legalize_trig(op) -> None:
     (``sin(-1e-10) = 6e-08``) and large arguments entirely."""
     out = mlir.aval_of(op.results[0])
     which = _TRIG[op_class(op)]
+    needed = out.dtype == np.complex64 or (which != "exp" and dtypes.is_float(out.dtype)
+                                           and out.dtype.itemsize <= 4)
+    if needed and not out.is_static:
+        raise IRError(f"{op.location}: error: irax-legalize-iree: {op.operation.name} of "
+                      f"{out.str_short()} with symbolic sizes is not supported yet (its exact "
+                      "argument reduction needs static shapes under IREE 3.13); compute it "
+                      "outside the shape-polymorphic function or without abstracted_axes")
     if out.dtype == np.complex64:
         replace_op(op, [complex_trig(builder_at(op), op.operands[0], which)])
     elif which != "exp" and dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:

@@ -1,0 +1,30 @@
+// RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-legalize-iree)' | filecheck %s
+
+// IREE 3.13 cannot convert stablehlo.dynamic_reshape: it becomes a collapse to one
+// dimension and an expansion to the result's sizes, read from the shape operand.
+
+// CHECK-LABEL: func.func @reshape
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32>, %[[S:.*]]: tensor<2xi64>)
+// CHECK: %[[F:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<?x3xf32> into tensor<?xf32>
+// CHECK: %[[K:.*]] = arith.constant 0 : index
+// CHECK: %[[E:.*]] = tensor.extract %[[S]][%[[K]]] : tensor<2xi64>
+// CHECK: %[[D:.*]] = arith.index_cast %[[E]] : i64 to index
+// CHECK: %[[Y:.*]] = tensor.expand_shape %[[F]] {{\[\[}}0, 1]] output_shape [%[[D]], 6] : tensor<?xf32> into tensor<?x6xf32>
+// CHECK: return %[[Y]]
+// CHECK-NOT: dynamic_reshape
+func.func @reshape(%x: tensor<?x3xf32>, %s: tensor<2xi64>) -> tensor<?x6xf32> {
+  %y = stablehlo.dynamic_reshape %x, %s : (tensor<?x3xf32>, tensor<2xi64>) -> tensor<?x6xf32>
+  return %y : tensor<?x6xf32>
+}
+
+// -----
+
+// To one dimension: the collapse alone.
+
+// CHECK-LABEL: func.func @flatten
+// CHECK: %[[F:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2]] : tensor<?x3x2xf32> into tensor<?xf32>
+// CHECK-NEXT: return %[[F]]
+func.func @flatten(%x: tensor<?x3x2xf32>, %s: tensor<1xi64>) -> tensor<?xf32> {
+  %y = stablehlo.dynamic_reshape %x, %s : (tensor<?x3x2xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}

@@ -1,0 +1,157 @@
+"""Shape-polymorphic jit: ``jit(f, abstracted_axes=...)`` traces and compiles once for
+every size of the named axes; results equal the static version's and JAX's."""
+
+import logging
+
+import jax
+import jax.numpy as jnp_
+import numpy as np
+import pytest
+
+import irax
+import irax.numpy as jnp
+from irax import nn
+from irax.core.shape_poly import Dim, InconclusiveDimensionOperation
+from irax.dialect.interpreter import evaluate_function
+
+
+def _mlp_step(lib, np_, nn_):
+    def predict(params, x):
+        for w, b in params[:-1]:
+            x = np_.maximum(x @ w + b, 0.0)
+        w, b = params[-1]
+        return x @ w + b
+
+    def loss(params, x, y):
+        logits = predict(params, x)
+        return -np_.mean(np_.sum(nn_.log_softmax(logits) * nn_.one_hot(y, 10), axis=-1))
+
+    def step(params, x, y):
+        value, grads = lib.value_and_grad(loss)(params, x, y)
+        new = lib.tree_util.tree_map(lambda p, g: p - 0.1 * g, params, grads)
+        return value, new, predict(params, x)
+
+    return step
+
+
+@pytest.fixture(scope="module")
+def params():
+    r = np.random.default_rng(1)
+    sizes = [784, 64, 32, 10]
+    return [(r.normal(size=(m, n)).astype(np.float32) / np.sqrt(m),
+             r.normal(size=(n,)).astype(np.float32) * 0.1) for m, n in zip(sizes, sizes[1:])]
+
+
+def test_mlp_forward_and_grad_step_compiles_once_for_every_batch_size(params):
+    poly = irax.jit(_mlp_step(irax, jnp, nn),
+                    abstracted_axes=(None, {0: "batch"}, {0: "batch"}))
+    static = irax.jit(_mlp_step(irax, jnp, nn))
+    oracle = jax.jit(_mlp_step(jax, jnp_, jax.nn))
+    r = np.random.default_rng(2)
+    for n in (1, 7, 128, 1000):
+        x = r.normal(size=(n, 784)).astype(np.float32)
+        y = r.integers(0, 10, n).astype(np.int32)
+        got = jax.tree_util.tree_leaves(poly(params, x, y))
+        same = jax.tree_util.tree_leaves(static(params, x, y))
+        want = jax.tree_util.tree_leaves(oracle(params, x, y))
+        for g, s, w in zip(got, same, want):
+            assert np.shape(g) == np.shape(s) == np.shape(w)
+            np.testing.assert_allclose(np.asarray(g), np.asarray(s), rtol=2e-5, atol=2e-6)
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=2e-5)
+    assert poly._cache_size() == 1
+    assert static._cache_size() == 4
+
+
+def _ops(lib, np_, nn_):
+    """Many numpy operations on x[n, 4] whose shapes follow the symbolic n."""
+    def f(x, w):
+        n = x.shape[0]
+        att = nn_.softmax(x @ x.T / 2.0, axis=-1) @ x
+        norm = (x - x.mean(-1, keepdims=True)) / np_.sqrt(x.var(-1, keepdims=True) + 1e-5)
+        grad = lib.grad(lambda x: np_.sum(np_.tanh(x @ w) ** 2) / x.shape[0])(x)
+        col = lib.vmap(lambda c: c / c.shape[0], in_axes=1, out_axes=1)(x)
+        return (x * np_.arange(n)[:, None], x.reshape(-1) * 2, x.reshape(n, 2, 2),
+                x + np_.zeros((n, 4)), np_.ones_like(x) * n, nn_.softmax(x, axis=0),
+                np_.mean(x, axis=0), np_.var(x, axis=0), x.T @ x,
+                np_.concatenate([x, 2 * x], axis=0), x[:, 1:3], x[1:, :], x[:-1],
+                np_.where(x > 0.5, x, 0.0), x[0], att, norm, grad, col, np_.sum(x) / n)
+    return f
+
+
+def test_numpy_operations_follow_the_symbolic_size():
+    f = irax.jit(_ops(irax, jnp, nn), abstracted_axes=({0: "n"}, None))
+    oracle = jax.jit(_ops(jax, jnp_, jax.nn))
+    r = np.random.default_rng(3)
+    w = r.normal(size=(4, 3)).astype(np.float32)
+    for n in (2, 5):
+        x = r.normal(size=(n, 4)).astype(np.float32)
+        for i, (g, e) in enumerate(zip(f(x, w), oracle(x, w))):
+            assert g.shape == e.shape and g.dtype == e.dtype, i
+            np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-5, atol=2e-6,
+                                       err_msg=str(i))
+    assert f._cache_size() == 1
+
+
+def test_the_traced_program_has_named_dynamic_sizes_and_interprets_like_the_compiled_one():
+    def f(x, y):
+        return jnp.tanh(x @ y).sum(axis=1) / x.shape[1]
+
+    jf = irax.jit(f, abstracted_axes=({0: "b"}, None))
+    x = np.random.default_rng(4).normal(size=(6, 3)).astype(np.float32)
+    y = np.ones((3, 5), np.float32)
+    lowered = jf.lower(x, y)
+    text = lowered.as_text("irax")
+    assert 'tensor<?x3xf32, ["b"]>' in text and 'tensor<?xf32, ["b"]>' in text
+    assert "tensor<?x3xf32>" in lowered.as_text("stablehlo")
+    (interpreted,) = evaluate_function(lowered.compiler_ir("irax"), "main", [x, y])
+    np.testing.assert_allclose(interpreted, np.asarray(jf(x, y)), rtol=1e-6)
+    out = jf.eval_shape(x, y)
+    assert out.shape == (Dim.symbol("b"),) and out.dtype == np.float32
+
+
+def test_abstracted_axes_errors_name_the_arguments():
+    f = irax.jit(lambda a, b: a + b, abstracted_axes=({0: "n"}, {0: "n"}))
+    with pytest.raises(ValueError, match=r"'n' has size 3 in argument args\[0\] axis 0 but 4 "
+                                         r"in argument args\[1\] axis 0"):
+        f(np.ones(3, np.float32), np.ones(4, np.float32))
+    g = irax.jit(lambda a: a, abstracted_axes=({2: "n"},))
+    with pytest.raises(ValueError, match=r"names axis 2 of argument args\[0\], which has shape "
+                                         r"\(3,\)"):
+        g(np.ones(3, np.float32))
+    h = irax.jit(lambda a: a, abstracted_axes=({0: "2n"},))
+    with pytest.raises(ValueError, match="expected a name .* got '2n'"):
+        h(np.ones(3, np.float32))
+    k = irax.jit(lambda a, b: a, abstracted_axes=({0: "n"}, None, None))
+    with pytest.raises(ValueError, match="must be a pytree prefix of the positional"):
+        k(np.ones(3, np.float32), np.ones(3, np.float32))
+
+
+def test_operations_that_need_a_static_size_say_what_to_do():
+    def loop(x):
+        return sum(x[i] for i in range(x.shape[0]))
+
+    with pytest.raises(InconclusiveDimensionOperation,
+                       match="symbolic dimension n has no value.*leave this axis out of "
+                             "abstracted_axes"):
+        irax.jit(loop, abstracted_axes=({0: "n"},))(np.ones(3, np.float32))
+    with pytest.raises(InconclusiveDimensionOperation, match="only a non-negative start"):
+        irax.jit(lambda x: x[:2], abstracted_axes=({0: "n"},))(np.ones(3, np.float32))
+
+
+def test_auto_dynamic_axes_switch_after_repeated_sizes(caplog):
+    def f(x, y):
+        return x * 2.0 + y.sum()
+
+    jf = irax.jit(f)
+    y = np.ones(3, np.float32)
+    with irax.config.override("irax_auto_dynamic_axes", True), \
+            irax.config.override("jax_log_compiles", True), \
+            caplog.at_level(logging.WARNING, logger="irax"):
+        for n in (2, 3, 4, 5, 6, 7):
+            out = jf(np.arange(n, dtype=np.float32), y)
+            np.testing.assert_array_equal(np.asarray(out), np.arange(n) * 2.0 + 3.0)
+    assert jf._cache_size() == 3         # 2, 3, then one program for every other size
+    assert any("shape-polymorphic" in r.getMessage() and "leaf 0 axis 0" in r.getMessage()
+               for r in caplog.records)
+    jf(np.arange(9, dtype=np.float32), y)          # off again: a static specialization
+    assert jf._cache_size() == 4
