@@ -11,8 +11,11 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import nn
+from irax.core.errors import IRError
 from irax.core.shape_poly import Dim, InconclusiveDimensionOperation
 from irax.dialect.interpreter import evaluate_function
+from irax.dialect.verifier import collect_diagnostics
+from irax.frontend.compile import at_stage
 
 
 def _mlp_step(lib, np_, nn_):
@@ -92,9 +95,51 @@ def test_numpy_operations_follow_the_symbolic_size():
     assert f._cache_size() == 1
 
 
+def _more_ops(lib, np_, nn_, lax):
+    """Control flow over the symbolic axis, vmaps of it, indices and updates."""
+    def rnn(h, x, w):
+        return np_.tanh(h @ w + x), h.sum()
+
+    def f(x, w):
+        h, ys = lax.scan(lambda h, x: rnn(h, x, w), np_.zeros(4), x)
+        hr, ysr = lax.scan(lambda h, x: rnn(h, x, w), np_.zeros(4), x, reverse=True)
+        g = lib.grad(lambda w: np_.sum(lax.scan(lambda h, x: rnn(h, x, w), np_.zeros(4),
+                                                 x)[0]))(w)
+        return (h, ys, hr, ysr, g,
+                lax.fori_loop(0, 3, lambda i, c: c * 1.5, x),
+                lax.while_loop(lambda c: c.sum() < 100.0, lambda c: c * 2.0 + 1.0, x),
+                lax.cond(x.sum() > 1.0, lambda x: x * 2.0, lambda x: x, x),
+                lib.vmap(lambda r: r * r.sum())(x), np_.argmax(x, axis=0),
+                np_.argmax(x, axis=1), nn_.one_hot(np_.argmax(x, axis=1), 4) * x,
+                (x * 10).astype(np_.int32) + 1, np_.roll(x, 1, axis=1),
+                np_.split(x, 2, axis=1)[1], lax.dynamic_slice_in_dim(x, 1, 2, axis=1),
+                x.at[0].add(1.0), x.at[0].set(0.0), np_.std(x, 0), np_.linalg.norm(x, axis=1),
+                np_.exp(x), np_.log1p(x * x), np_.clip(x, 0.2, 0.7), x ** 2.5,
+                np_.sin(x * 3.0), np_.cos(x * 1e4), np_.tan(x), np_.exp(x * 1j),
+                np_.sort(x, axis=1), np_.argsort(x, axis=1), lax.top_k(x, 2)[0],
+                np_.tril(x @ x.T), np_.triu(x @ x.T, 1), np_.eye(x.shape[0]) @ x,
+                np_.stack([x, x]), np_.pad(x, ((1, 1), (0, 2))), np_.flip(x, 0))
+    return f
+
+
+def test_control_flow_vmap_and_indexing_follow_the_symbolic_size():
+    f = irax.jit(_more_ops(irax, jnp, nn, irax.lax), abstracted_axes=({0: "n"}, None))
+    oracle = jax.jit(_more_ops(jax, jnp_, jax.nn, jax.lax))
+    r = np.random.default_rng(8)
+    w = r.normal(size=(4, 4)).astype(np.float32) * 0.5
+    for n in (2, 5):
+        x = r.uniform(0.0, 1.0, size=(n, 4)).astype(np.float32)
+        for i, (g, e) in enumerate(zip(f(x, w), oracle(x, w))):
+            assert g.shape == e.shape and g.dtype == e.dtype, i
+            np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-5, atol=2e-6,
+                                       err_msg=str(i))
+    assert f._cache_size() == 1
+
+
 def test_the_traced_program_has_named_dynamic_sizes_and_interprets_like_the_compiled_one():
     def f(x, y):
-        return jnp.tanh(x @ y).sum(axis=1) / x.shape[1]
+        g = irax.grad(lambda y: jnp.sum(jnp.tanh(x @ y)) / x.shape[0])(y)
+        return jnp.tanh(x @ (y + g)).sum(axis=1) / x.shape[1]
 
     jf = irax.jit(f, abstracted_axes=({0: "b"}, None))
     x = np.random.default_rng(4).normal(size=(6, 3)).astype(np.float32)
@@ -103,7 +148,10 @@ def test_the_traced_program_has_named_dynamic_sizes_and_interprets_like_the_comp
     text = lowered.as_text("irax")
     assert 'tensor<?x3xf32, ["b"]>' in text and 'tensor<?xf32, ["b"]>' in text
     assert "tensor<?x3xf32>" in lowered.as_text("stablehlo")
-    (interpreted,) = evaluate_function(lowered.compiler_ir("irax"), "main", [x, y])
+    expanded = at_stage(lowered.compiler_ir("irax"), "expanded")
+    assert collect_diagnostics(lowered.compiler_ir("irax")) == []
+    assert collect_diagnostics(expanded) == []
+    (interpreted,) = evaluate_function(expanded, "main", [x, y])
     np.testing.assert_allclose(interpreted, np.asarray(jf(x, y)), rtol=1e-6)
     out = jf.eval_shape(x, y)
     assert out.shape == (Dim.symbol("b"),) and out.dtype == np.float32
@@ -136,6 +184,10 @@ def test_operations_that_need_a_static_size_say_what_to_do():
         irax.jit(loop, abstracted_axes=({0: "n"},))(np.ones(3, np.float32))
     with pytest.raises(InconclusiveDimensionOperation, match="only a non-negative start"):
         irax.jit(lambda x: x[:2], abstracted_axes=({0: "n"},))(np.ones(3, np.float32))
+    with pytest.raises(IRError, match=r"'irax.sort' op expected a static size to sort along, "
+                                      r"but dimension 0 of float32\[n,2\] is symbolic"):
+        irax.jit(lambda x: jnp.sort(x, axis=0),
+                 abstracted_axes=({0: "n"},))(np.ones((3, 2), np.float32))
 
 
 def test_auto_dynamic_axes_switch_after_repeated_sizes(caplog):

@@ -62,15 +62,23 @@ class _I64Array(AttrKind):
 
 
 class _I64(AttrKind):
+    """An integer: ``length = 3 : i64``; a symbolic size (a scan over a symbolic axis, a
+    vmap of one) is its text: ``length = "b"``."""
+
     def normalize(self, value):
-        return int(value)
+        return value if type(value) is Dim else int(value)
 
     def encode(self, value):
         ir = mlir.ir()
+        if type(value) is Dim:
+            return ir.StringAttr.get(str(value), mlir.context())
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64, mlir.context()), value)
 
     def decode(self, attr):
-        return mlir.ir().IntegerAttr(attr).value
+        ir = mlir.ir()
+        if attr.typeid == ir.StringAttr.static_typeid:
+            return parse(ir.StringAttr(attr).value)
+        return ir.IntegerAttr(attr).value
 
 
 class _F64(AttrKind):

@@ -682,7 +682,7 @@ class Convert(Op):
     def lower(cls, lb, x, *, new_dtype, weak_type):
         src = mlir.aval_of(x).dtype
         if new_dtype == np.bool_ and src != np.bool_:
-            return lb.compare(x, lb.constant(np.zeros(lb.out_avals[0].shape, src)), "NE")
+            return lb.compare(x, lb.full(lb.out_avals[0].shape, 0, src), "NE")
         if src.kind == "c" and new_dtype.kind != "c":
             src = dtypes.real_dtype(src)
             x = lb.op("stablehlo.real", [x], ShapedArray(lb.out_avals[0].shape, src))
@@ -719,7 +719,7 @@ def _saturate(lb, x, converted, src, new_dtype):
     cmp = lb.compare
 
     def full(value, dtype):
-        return lb.constant(np.full(shape, value, dtype))
+        return lb.full(shape, value, dtype)
 
     hi = np.array(info.max, np.float64).astype(src)   # rounds up to 2**bits for f32
     lo = np.array(info.min, np.float64).astype(src)

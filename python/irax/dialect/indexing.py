@@ -20,6 +20,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.core.shape_poly import is_static
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
@@ -73,6 +74,8 @@ class DynamicSlice(Op):
 
     @classmethod
     def lower(cls, lb, x, *starts, slice_sizes):
+        if not is_static(slice_sizes):   # a window as large as a symbolic axis
+            return _dynamic_window(lb, x, starts, slice_sizes)
         return lb.op("stablehlo.dynamic_slice", [x, *starts], slice_sizes=lb.i64s(slice_sizes))
 
     @classmethod
@@ -326,6 +329,22 @@ class Gather(Op):
 
 
 # ---- window starts in StableHLO (the scatter's lowering, irax-legalize-iree's gather) -------
+def _dynamic_window(lb, x, starts, slice_sizes):
+    """``dynamic_slice`` with symbolic window sizes as ``real_dynamic_slice``: each start
+    clamped to ``[0, dim - size]`` as dynamic_slice does, the limit ``start + size``."""
+    i64 = ShapedArray((), np.int64)
+    lows, highs = [], []
+    for d, s, size in zip(mlir.aval_of(x).shape, starts, slice_sizes):
+        size_v = lb.dim_value(size)
+        top = lb.op("stablehlo.subtract", [lb.dim_value(d), size_v], i64)
+        start = lb.op("stablehlo.convert", [s], i64)
+        start = lb.op("stablehlo.clamp", [lb.constant(np.int64(0)), start, top], i64)
+        lows.append(start)
+        highs.append(lb.op("stablehlo.add", [start, size_v], i64))
+    ones = lb.vector([lb.constant(np.int64(1))] * len(lows))
+    return lb.op("stablehlo.real_dynamic_slice", [x, lb.vector(lows), lb.vector(highs), ones])
+
+
 def clamp_start_indices(lb, operand, start_indices, start_index_map, slice_sizes, ivd):
     """StableHLO: the start indices clamped so that every ``slice_sizes`` window lies in
     ``operand`` (what gather does implicitly)."""

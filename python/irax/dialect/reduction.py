@@ -291,8 +291,7 @@ class ArgReduction(Op):
     def lower(cls, lb, x, *, axis, index_dtype):
         x_aval = mlir.aval_of(x)
         dtype, out = x_aval.dtype, lb.out_avals[0]
-        iota = lb.op("stablehlo.iota", [], ShapedArray(x_aval.shape, index_dtype),
-                     iota_dimension=lb.i64(axis))
+        iota = lb.iota(ShapedArray(x_aval.shape, index_dtype), axis)
         start = _lowest(dtype) if cls.direction == "GT" else _highest(dtype)
         inits = [lb.constant(np.array(start).astype(dtype)), lb.constant(np.array(0, index_dtype))]
         op = lb.create("stablehlo.reduce", [x, iota, *inits],

@@ -77,6 +77,11 @@ class Sort(Op):
         lexicographic over the first ``num_keys`` operands; ``irax.num_keys`` records how
         many (``irax-legalize-iree`` rebuilds the sort for IREE from it)."""
         avals = list(lb.out_avals)
+        if type(avals[0].shape[dimension]) is not int:
+            raise OpError(f"expected a static size to sort along, but dimension {dimension} "
+                          f"of {avals[0].str_short()} is symbolic (IREE 3.13 sorts along a "
+                          "dynamic axis in stack memory it cannot size); sort beside it, or "
+                          "leave that axis out of abstracted_axes")
         op = lb.create("stablehlo.sort", list(operands), [lb.type(a) for a in avals],
                        {"dimension": lb.i64(dimension),
                         "is_stable": lb.attr("true" if is_stable else "false"),
@@ -130,7 +135,10 @@ def less_than(b, lhs, rhs, avals, moved, keys):
 
 
 def index_dtype(n: int) -> np.dtype:
-    """The dtype of positions along an axis of ``n`` elements."""
+    """The dtype of positions along an axis of ``n`` elements (int32 for a symbolic size:
+    such arrays are assumed to have fewer than 2**31 elements along it)."""
+    if type(n) is not int:
+        return np.dtype(np.int32)
     return np.dtype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
 
 

@@ -22,6 +22,7 @@ import itertools
 from dataclasses import dataclass
 
 from irax.core.errors import IRError
+from irax.core.shape_poly import ANONYMOUS
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
@@ -174,6 +175,10 @@ class _Walk:
             stated = [mlir.aval_of(r) for r in op.results]
         except TypeError as e:
             raise OpError(str(e)) from None
+        for v in (*op.operands, *op.results):
+            if any(d == ANONYMOUS for d in mlir.aval_of(v).shape):
+                raise OpError(f"expected every dynamic size to be named "
+                              f"(tensor<?x3xf32, [\"b\"]>), but got {v.type}")
         self.check_symbols(cls, attrs)
         if not cls.infers_results:
             cls.verify_symbols(op, self.symbols)

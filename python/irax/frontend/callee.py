@@ -84,9 +84,10 @@ def trace_callee(fun, leaves, in_tree, name: str, origin: str, module=None,
     ``in_avals`` overrides the leaves' abstract values (vmap traces per-example shapes);
     ``concrete=False`` traces abstractly even in eager mode."""
     parent = current_trace()
-    pairs = [leaf_aval_and_value(x) for x in leaves]
     if in_avals is not None:
         pairs = [(a, None) for a in in_avals]
+    else:
+        pairs = [leaf_aval_and_value(x) for x in leaves]
     if concrete is None:
         concrete = parent.concrete if parent is not None else True
     with Trace(origin=origin, name=name, parent=parent, concrete=concrete,

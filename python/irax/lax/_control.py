@@ -96,8 +96,7 @@ def _compilable(pairs, out_avals) -> bool:
 
 def _trace(fun, avals, in_tree, api: str):
     """Traces ``fun`` on abstract arguments into a private function (captures allowed)."""
-    zeros = [np.zeros(a.shape, a.dtype) for a in avals]
-    return trace_callee(fun, zeros, in_tree, fun_symbol(fun), f"{api} of {fun_name(fun)}",
+    return trace_callee(fun, list(avals), in_tree, fun_symbol(fun), f"{api} of {fun_name(fun)}",
                         in_avals=list(avals), concrete=False)
 
 

@@ -28,7 +28,7 @@ from irax.lax._elementwise import resolve_scalars
 
 def _ints(values, what: str) -> tuple[int, ...]:
     try:
-        return tuple(operator.index(v) for v in values)
+        return sizes(values)     # symbolic sizes (abstracted axes) are kept
     except TypeError:
         raise TypeError(f"{what} must be a sequence of integers, got {tuple(values)!r}") from None
 

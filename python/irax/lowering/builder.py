@@ -10,7 +10,7 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
-from irax.core.shape_poly import Dim
+from irax.core.shape_poly import ANONYMOUS, Dim
 from irax.dialect import mlir
 from irax.dialect.attrs import Dense
 from irax.dialect.base import OpError
@@ -75,14 +75,28 @@ class LoweringBuilder:
         (``?``) a broadcast scalar sized like ``self.like`` (the rewritten op's operand)."""
         if all(type(d) is not Dim for d in shape):
             return self.constant(np.full(shape, value, dtype))
-        like = self.like
-        if like is None or len(mlir.aval_of(like).shape) != len(shape):
-            raise OpError(f"expected a value of rank {len(shape)} to size a dynamically "
-                          "shaped constant")
-        dims = self.sizes_of(like, shape)
+        dims = self._sizes(shape)
         return self.op("stablehlo.dynamic_broadcast_in_dim",
                        [self.constant(np.asarray(value, dtype)), dims],
                        ShapedArray(shape, dtype), broadcast_dimensions=self.i64s([]))
+
+    def iota(self, aval, dimension: int):
+        """``stablehlo.iota`` of ``aval`` (``dynamic_iota`` when its sizes are dynamic)."""
+        if aval.is_static:
+            return self.op("stablehlo.iota", [], aval, iota_dimension=self.i64(dimension))
+        return self.op("stablehlo.dynamic_iota", [self._sizes(aval.shape)], aval,
+                       iota_dimension=self.i64(dimension))
+
+    def _sizes(self, shape):
+        """The ``tensor<Nxi64>`` of a dynamic ``shape``: from the names of its sizes while
+        irax's types carry them (``shape_value``), else from ``self.like``."""
+        if not any(d == ANONYMOUS for d in shape):
+            return self.shape_value(shape)
+        like = self.like
+        if like is None or len(mlir.aval_of(like).shape) != len(shape):
+            raise OpError(f"expected a value of rank {len(shape)} to size a dynamically "
+                          "shaped result")
+        return self.sizes_of(like, shape)
 
     def sizes_of(self, like, shape):
         """A ``tensor<Nxi64>`` of ``shape``, whose dynamic sizes are those of ``like`` at the
@@ -101,18 +115,6 @@ class LoweringBuilder:
             return parts[0]
         return self.op("stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),
                        dimension=self.i64(0))
-
-    def reshape_like(self, x, shape):
-        """``x`` reshaped to ``shape`` that only appends unit axes to its own (a plain
-        reshape when static, a dynamic broadcast when ``x`` has dynamic sizes)."""
-        rank = len(mlir.aval_of(x).shape)
-        out = ShapedArray(shape, mlir.aval_of(x).dtype)
-        if all(type(d) is not Dim for d in shape):
-            return self.op("stablehlo.reshape", [x], out)
-        return self.op("stablehlo.dynamic_broadcast_in_dim", [x, self.sizes_of(x, shape)], out,
-                       broadcast_dimensions=self.i64s(range(rank)),
-                       known_expanding_dimensions=self.i64s([]),
-                       known_nonexpanding_dimensions=self.i64s(range(rank)))
 
     def constant(self, value, dtype=None):
         arr = np.asarray(value, dtype=dtype)
@@ -136,8 +138,12 @@ class LoweringBuilder:
 
     def shape_value(self, shape):
         """A ``tensor<Nxi64>`` holding ``shape`` (the operand of StableHLO's dynamic ops)."""
+        return self.vector([self.dim_value(d) for d in shape])
+
+    def vector(self, scalars):
+        """A ``tensor<Nxi64>`` of ``tensor<i64>`` scalars."""
         one = ShapedArray((1,), np.int64)
-        parts = [self.op("stablehlo.reshape", [self.dim_value(d)], one) for d in shape]
+        parts = [self.op("stablehlo.reshape", [v], one) for v in scalars]
         if len(parts) == 1:
             return parts[0]
         return self.op("stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),

@@ -48,6 +48,8 @@ NETWORK_MIN_WORK = 1 << 15
 
 def use_network(shape, dimension: int) -> bool:
     """Whether a sort of ``shape`` along ``dimension`` lowers to the network."""
+    if any(type(d) is not int for d in shape):   # symbolic sizes: IREE's own sort
+        return False
     n = shape[dimension]
     return n > 1 and math.prod(shape) * n >= NETWORK_MIN_WORK
 

@@ -172,7 +172,10 @@ def _payne_hanek(lb, f: F64, x32):
     row = lb.op("stablehlo.clamp", [ints(0), lb.op("stablehlo.subtract",
                                                    [exponent, ints(_FIRST_EXPONENT)], i32),
                                     ints(_T.shape[1] - 1)], i32)
-    row = lb.reshape_like(row, shape + (1,))
+    if all(type(d) is int for d in shape):
+        # the index vector as a trailing unit axis (IREE 3.13 lowers a gather of that form
+        # of dynamic size through a static-only reshape: the implicit one serves those)
+        row = lb.op("stablehlo.reshape", [row], ShapedArray(shape + (1,), np.dtype(np.int32)))
     m = f("convert", lb.op("stablehlo.or", [lb.op("stablehlo.and", [bits, ints(0x7FFFFF)], i32),
                                             ints(0x800000)], i32))
     dn = lb.attr(f"#stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], "

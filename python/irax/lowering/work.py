@@ -32,13 +32,18 @@ _CONTRACTING = re.compile(r"lhs_contracting_dimensions = \[([0-9, ]*)\]")
 _CONV_KERNEL = re.compile(r"x\[([^\]]*)\]->")
 
 
+#: the size a dynamic dimension (a shape-polymorphic program's) counts as: the program
+#: runs for every size, so its work is estimated at a typical batch
+DYNAMIC_SIZE_ESTIMATE = 128
+
+
 def _shape(value) -> list[int] | None:
     t = value.type
     ir = mlir.ir()
     if t.typeid != ir.RankedTensorType.static_typeid:
         return None
     t = ir.RankedTensorType(t)
-    return list(t.shape) if t.has_static_shape else None
+    return [DYNAMIC_SIZE_ESTIMATE if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape)]
 
 
 def _dot_general(op) -> int:

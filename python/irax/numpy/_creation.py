@@ -268,7 +268,21 @@ def eye(N, M=None, k=0, dtype=None, *, device=None):
     dt = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()
     n = LS._shape((N,))[0]
     m = n if M is None else LS._shape((M,))[0]
+    if type(n) is Dim or type(m) is Dim:   # jnp.eye(x.shape[0]) under abstracted_axes
+        return LU.convert(tri_mask(n, m, int(k), "EQ"), dt)
     return LU.host_array(np.eye(n, m, int(k), dtype=dt))
+
+
+def tri_mask(n, m, k: int, direction: str = "LE"):
+    """The ``n x m`` boolean mask of ``j - i <= k`` (NumPy's ``tri``; ``direction="EQ"``:
+    the diagonal ``k``): a host array for static sizes, a traced comparison of iotas for
+    symbolic ones (``jit`` with ``abstracted_axes``)."""
+    if type(n) is not Dim and type(m) is not Dim:
+        i, j = np.indices((n, m))
+        return j - i <= k if direction == "LE" else j - i == k
+    rows = LS.broadcasted_iota(np.int32, (n, m), 0)
+    diff = F.subtract(LS.broadcasted_iota(np.int32, (n, m), 1), rows)
+    return U.cmp(diff, U.full_like(diff, k), direction)
 
 
 def identity(n, dtype=None):

@@ -23,6 +23,7 @@ from irax.lax import _elementwise as LE
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U
+from irax.numpy._creation import tri_mask
 from irax.numpy._linalg import diagonal
 from irax.numpy._shape import concatenate, ravel, stack, tile
 from irax.numpy._ufuncs import multiply
@@ -34,10 +35,13 @@ def _static_int(x, what: str) -> int:
     return operator.index(x)
 
 
-def _masked(mask: np.ndarray, x, zero_where_true: bool = False):
-    """``x`` where the host mask (broadcast over leading dims) is True, else 0."""
+def _masked(mask, x, zero_where_true: bool = False):
+    """``x`` where the mask (a host array, or traced for symbolic sizes; broadcast over
+    leading dims) is True, else 0."""
     a = U.aval_of(x)
-    m = LU.broadcast_to(LU.host_array(np.asarray(mask, bool)), a.shape)
+    if isinstance(mask, np.ndarray):
+        mask = LU.host_array(np.asarray(mask, bool))
+    m = LU.broadcast_to(mask, a.shape)
     zeros = U.full_like(x, 0, weak=a.weak_type)
     return U.select(m, zeros, x) if zero_where_true else U.select(m, x, zeros)
 
@@ -48,7 +52,7 @@ def tril(m, k: int = 0):
     s = U.aval_of(x).shape
     if len(s) < 2:
         raise ValueError("Argument to jax.numpy.tril must be at least 2D")
-    return _masked(np.tri(s[-2], s[-1], operator.index(k), dtype=bool), x)
+    return _masked(tri_mask(s[-2], s[-1], operator.index(k)), x)
 
 
 def triu(m, k: int = 0):
@@ -57,7 +61,7 @@ def triu(m, k: int = 0):
     s = U.aval_of(x).shape
     if len(s) < 2:
         raise ValueError("Argument to jax.numpy.triu must be at least 2D")
-    return _masked(np.tri(s[-2], s[-1], operator.index(k) - 1, dtype=bool), x, True)
+    return _masked(tri_mask(s[-2], s[-1], operator.index(k) - 1), x, True)
 
 
 def diag(v, k: int = 0):

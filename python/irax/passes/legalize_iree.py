@@ -21,7 +21,13 @@ pattern):
   that applies one binary op, or returns the update (a set).
 - a ``stablehlo.reduce`` with several results: a barrier reads them (IREE 3.13 fails to
   compile argmax's two-result reduce when a transpose consumes it: "'linalg.yield' op
-  expected number of yield values").
+  expected number of yield values"), unless they have dynamic sizes (IREE 3.13 cannot
+  compile a barrier on those: "'tensor.dim' op unexpected during shape cleanup").
+- ``stablehlo.dynamic_reshape``: ``tensor.collapse_shape`` to one dimension then
+  ``tensor.expand_shape`` to the result's sizes, and a ``dynamic_update_slice`` into an
+  operand of dynamic sizes: ``tensor.insert_slice`` at the clamped starts
+  (``lowering/dynamic_shapes.py``; IREE 3.13 marks both illegal and never converts them:
+  "failed to legalize operation 'stablehlo.dynamic_reshape'").
 - ``stablehlo.reverse`` and ``flow.tensor.transfer`` of unsigned integers: done on signless
   integers (IREE 3.13 fails to legalize them on unsigned tensors).
 - ``stablehlo.pad`` of complex values: pads of the real and imaginary parts (IREE 3.13
@@ -83,7 +89,12 @@ from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import builder_at, replace_op
 from irax.lowering.case_passthrough import lift_passthrough
-from irax.lowering.dynamic_reshape import StableHLODynamicReshape, legalize_dynamic_reshape
+from irax.lowering.dynamic_shapes import (
+    StableHLODynamicReshape,
+    StableHLODynamicUpdateSlice,
+    legalize_dynamic_reshape,
+    legalize_dynamic_update_slice,
+)
 from irax.lowering.sort_network import network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
 from irax.lowering.while_carries import pack_forwarded_carries
@@ -143,9 +154,10 @@ def _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable):
     avals, moved, keys = list(avals), list(moved), list(range(num_keys))
     n = len(operands)
     if is_stable:  # IREE 3.13's sort is not stable: the position breaks ties
-        index = ShapedArray(avals[0].shape, index_dtype(avals[0].shape[dimension]))
-        operands = [*operands,
-                    lb.op("stablehlo.iota", [], index, iota_dimension=lb.i64(dimension))]
+        size = avals[0].shape[dimension]
+        index = ShapedArray(avals[0].shape,
+                            index_dtype(size) if type(size) is int else np.dtype(np.int32))
+        operands = [*operands, lb.iota(index, dimension)]
         keys.append(n)
         avals.append(index)
         moved.append(index)
@@ -154,6 +166,8 @@ def _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable):
                     {"dimension": lb.i64(dimension),
                      "is_stable": lb.attr("true" if is_stable else "false")}, regions=1)
     comparator(lb, new, avals, moved, keys)
+    if not avals[0].is_static:   # IREE 3.13 cannot compile a barrier of dynamic sizes
+        return list(new.results)[:n]
     results = lb.create("stablehlo.optimization_barrier", list(new.results), types).results
     return list(results)[:n]
 
@@ -181,7 +195,11 @@ def _copies(lb, operands, avals) -> list:
                        [lb.type(pred)] * len(operands)).results
 
     def broadcast(x, a):
-        return lb.op("stablehlo.broadcast_in_dim", [x], a, broadcast_dimensions=lb.i64s(()))
+        if a.is_static:
+            return lb.op("stablehlo.broadcast_in_dim", [x], a, broadcast_dimensions=lb.i64s(()))
+        return lb.op("stablehlo.dynamic_broadcast_in_dim", [x, lb.sizes_of(lb.like, a.shape)],
+                     a, broadcast_dimensions=lb.i64s(()), known_expanding_dimensions=lb.i64s(()),
+                     known_nonexpanding_dimensions=lb.i64s(()))
 
     return [lb.op("stablehlo.select", [broadcast(p, a.update(dtype=np.dtype(np.bool_))), x,
                                        broadcast(lb.constant(np.zeros((), a.dtype)), a)], a)
@@ -379,9 +397,11 @@ def _transposed(lb, x, aval, perm):
 
 # ---- multi-result reduce, unsigned reverse and transfer ----------------------------------------
 def legalize_reduce(op) -> None:
-    """A barrier reads the used results of a reduce with several results."""
+    """A barrier reads the used results of a reduce with several results (not of dynamic
+    sizes: IREE 3.13 cannot compile a barrier on those, "'tensor.dim' op unexpected during
+    shape cleanup"; its transpose failure is a compile error, never a wrong value)."""
     used = [r for r in op.results if any(True for _ in r.uses)]
-    if len(op.results) < 2 or not used:
+    if len(op.results) < 2 or not used or not all(mlir.aval_of(r).is_static for r in used):
         return
     lb = builder_at(op)
     barrier = lb.create("stablehlo.optimization_barrier", used, [r.type for r in used])
@@ -556,13 +576,6 @@ def legalize_trig(op) -> None:
     (``sin(-1e-10) = 6e-08``) and large arguments entirely."""
     out = mlir.aval_of(op.results[0])
     which = _TRIG[op_class(op)]
-    needed = out.dtype == np.complex64 or (which != "exp" and dtypes.is_float(out.dtype)
-                                           and out.dtype.itemsize <= 4)
-    if needed and not out.is_static:
-        raise IRError(f"{op.location}: error: irax-legalize-iree: {op.operation.name} of "
-                      f"{out.str_short()} with symbolic sizes is not supported yet (its exact "
-                      "argument reduction needs static shapes under IREE 3.13); compute it "
-                      "outside the shape-polymorphic function or without abstracted_axes")
     if out.dtype == np.complex64:
         replace_op(op, [complex_trig(builder_at(op), op.operands[0], which)])
     elif which != "exp" and dtypes.is_float(out.dtype) and out.dtype.itemsize <= 4:
@@ -715,4 +728,5 @@ PATTERNS = {
     StableHLOOr: legalize_bool_splat_logic,
     StableHLOAnd: legalize_bool_splat_logic,
     StableHLODynamicReshape: legalize_dynamic_reshape,
+    StableHLODynamicUpdateSlice: legalize_dynamic_update_slice,
 }

@@ -39,6 +39,7 @@ After:
 from __future__ import annotations
 
 from irax.core.errors import IRError
+from irax.core.shape_poly import ANONYMOUS
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError
 from irax.dialect.builder import IRBuilder, aval
@@ -124,9 +125,12 @@ def _check_types(op) -> None:
     tuple or a dynamic shape)."""
     for v in (*op.operands, *op.results):
         try:
-            mlir.aval_of(v)
+            aval = mlir.aval_of(v)
         except (TypeError, ValueError, KeyError) as e:
             raise OpError(f"is not supported: {e}") from None
+        if any(d == ANONYMOUS for d in aval.shape):   # sizes without irax's names
+            raise OpError(f"is not supported: expected a statically shaped tensor type, got "
+                          f"{v.type}")
 
 
 def _raise_one(b, op) -> list:

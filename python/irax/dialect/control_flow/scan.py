@@ -36,11 +36,15 @@ from irax.dialect.rules import has_tangent
 _I32 = ShapedArray((), np.int32)
 
 
-def _step(b, region, consts, carry, xs, ys, pos, n: int, reverse: bool):
-    """One scan step at position ``pos`` (an i32 value; step ``n - 1 - pos`` when
-    ``reverse``), emitted by the builder ``b``: the new carry and ys."""
-    idx = b.op("stablehlo.subtract", [b.constant(np.int32(n - 1)), pos], _I32) if reverse \
-        else pos
+def _step(b, region, consts, carry, xs, ys, pos, last, reverse: bool):
+    """One scan step at position ``pos`` (an i32 value; step ``last - pos`` when
+    ``reverse``: ``last`` is ``length - 1``, an int or an i32 value), emitted by the
+    builder ``b``: the new carry and ys."""
+    if reverse:
+        last = b.constant(np.int32(last)) if type(last) is int else last
+        idx = b.op("stablehlo.subtract", [last, pos], _I32)
+    else:
+        idx = pos
     x_slices = []
     for x in xs:
         a = mlir.aval_of(x)
@@ -57,6 +61,15 @@ def _step(b, region, consts, carry, xs, ys, pos, n: int, reverse: bool):
         starts = [idx] + [b.constant(np.int32(0)) for _ in a.shape[1:]]
         new_ys.append(b.op("stablehlo.dynamic_update_slice", [y, upd, *starts], a))
     return results[:c], new_ys
+
+
+def _broadcast(lb, scalar, aval):
+    """``scalar`` broadcast to ``aval`` (dynamically when its sizes are symbolic)."""
+    if aval.is_static:
+        return lb.op("stablehlo.broadcast_in_dim", [scalar], aval, broadcast_dimensions=lb.i64s([]))
+    return lb.op("stablehlo.dynamic_broadcast_in_dim", [scalar, lb.shape_value(aval.shape)],
+                 aval, broadcast_dimensions=lb.i64s([]), known_expanding_dimensions=lb.i64s([]),
+                 known_nonexpanding_dimensions=lb.i64s([]))
 
 
 class Scan(RegionOp):
@@ -141,17 +154,22 @@ class Scan(RegionOp):
         ys_avals = [mlir.aval_of(r) for r in op.results[c:]]
         zero = lb.constant(np.int32(0))
         ys0 = [lb.constant(np.zeros((), a.dtype)) for a in ys_avals]
-        ys0 = [lb.op("stablehlo.broadcast_in_dim", [z], a, broadcast_dimensions=lb.i64s([]))
-               for z, a in zip(ys0, ys_avals)]
+        ys0 = [_broadcast(lb, z, a) for z, a in zip(ys0, ys_avals)]
         if n == 0:   # no step: the body is never run (its slices would not verify)
             return operands[k:k + c] + ys0
+        # a symbolic length (a scan over an axis of abstracted size) is read at run time
+        limit = np.int32(looped) if type(n) is int else \
+            lb.op("stablehlo.convert", [lb.dim_value(n)], _I32)
+        last = n - 1 if type(n) is int else \
+            lb.op("stablehlo.subtract", [limit, lb.constant(np.int32(1))], _I32)
         init = [zero] + operands + ys0
         types = [v.type for v in init]
         loop = lb.create("stablehlo.while", init, types, regions=2)
         # cond: i < the steps the loop runs
         cblock = loop.regions[0].blocks.append(*types)
         cb = lb.at_end(cblock)
-        limit = cb.constant(np.int32(looped))
+        if type(n) is int:
+            limit = cb.constant(limit)
         cb.ret([cb.compare(cblock.arguments[0], limit, "LT")])
         # body: u steps
         bblock = loop.regions[1].blocks.append(*types)
@@ -162,15 +180,15 @@ class Scan(RegionOp):
         xs, ys = args[1 + k + c:1 + k + c + xs_n], args[1 + k + c + xs_n:]
         for j in range(u):
             pos = i if j == 0 else bb.op("stablehlo.add", [i, bb.constant(np.int32(j))], _I32)
-            carry, ys = _step(bb, region, consts, carry, xs, ys, pos, n, rev)
+            carry, ys = _step(bb, region, consts, carry, xs, ys, pos, last, rev)
         i1 = bb.op("stablehlo.add", [i, bb.constant(np.int32(u))], _I32)
         bb.ret([i1] + consts + list(carry) + xs + list(ys))
         carry = list(loop.results[1 + k:1 + k + c])
         ys = list(loop.results[1 + k + c + xs_n:])
         consts, xs = operands[:k], operands[k + c:]
-        for j in range(looped, n):
-            carry, ys = _step(lb, region, consts, carry, xs, ys, lb.constant(np.int32(j)), n,
-                              rev)
+        for j in range(looped, n) if type(n) is int else ():
+            carry, ys = _step(lb, region, consts, carry, xs, ys, lb.constant(np.int32(j)),
+                              last, rev)
         return list(carry) + list(ys)
 
     @classmethod

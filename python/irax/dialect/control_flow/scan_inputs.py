@@ -80,7 +80,7 @@ def hoist_scan_inputs(op, module, attrs, batch) -> bool:
     computes ``irax.vmap`` of the step function ``fn`` (None when it cannot be batched:
     the scan is left as it is)."""
     k, c, n = attrs["num_consts"], attrs["num_carry"], attrs["length"]
-    if n == 0:
+    if n == 0 or type(n) is not int:   # a symbolic length: the stacked size is unbounded
         return False
     block = op.regions[0].blocks[0]
     plan = _plan(block, k, c)

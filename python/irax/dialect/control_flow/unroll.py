@@ -57,7 +57,7 @@ def steps_per_trip(region, length: int) -> int:
     Bodies holding control flow of their own are not unrolled: copies of nested loops and
     cases gain little and made IREE 3.13 fail ("failed to solve for timepoint coverage"
     on jit(grad(scipy.linalg.expm)))."""
-    if length < 2:
+    if type(length) is not int or length < 2:   # a symbolic length: one step a trip
         return 1
     per_step, nested = _measure(region.blocks[0].operations, funcs.enclosing_module(region.owner))
     if nested:

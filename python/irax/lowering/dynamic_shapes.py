@@ -1,4 +1,6 @@
-"""``stablehlo.dynamic_reshape`` as tensor ops, for IREE 3.13 (``irax-legalize-iree``).
+"""Dynamically shaped StableHLO that IREE 3.13 cannot convert, as tensor ops
+(``irax-legalize-iree``): ``stablehlo.dynamic_reshape`` and a ``dynamic_update_slice``
+into an operand of dynamic sizes.
 
 IREE 3.13 marks ``stablehlo.dynamic_reshape`` illegal and never converts it ("failed to
 legalize operation 'stablehlo.dynamic_reshape'"), whatever its shape operand. Its
@@ -18,6 +20,9 @@ After:
 
 from __future__ import annotations
 
+import numpy as np
+
+from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
 from irax.dialect.upstream import UpstreamOp
 from irax.lowering.builder import builder_at, replace_op
@@ -66,6 +71,50 @@ def legalize_dynamic_reshape(op) -> None:
     result = lb.create("tensor.expand_shape", [flat, *sizes], [out],
                        {"reassociation": _reassociation(out.rank),
                         "static_output_shape": static}).results[0]
+    replace_op(op, [result])
+
+
+class StableHLODynamicUpdateSlice(UpstreamOp):
+    """``stablehlo.dynamic_update_slice`` (rewritten by ``legalize_dynamic_update_slice``)."""
+
+    name = "stablehlo.dynamic_update_slice"
+
+
+def legalize_dynamic_update_slice(op) -> None:
+    """An update of static shape written into an operand of dynamic sizes as
+    ``tensor.insert_slice`` at the clamped starts (StableHLO's semantics: each start is
+    clamped to ``[0, dim - update_dim]``); IREE 3.13 converts only the static form.
+
+        %y = stablehlo.dynamic_update_slice %x, %u, %i, %j
+          : (tensor<?x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<?x4xf32>
+    becomes clamps of %i, %j, their ``index`` casts, and
+        %y = tensor.insert_slice %u into %x[%i2, %j2] [1, 4] [1, 1]
+    """
+    ir = mlir.ir()
+    x, update, *starts = op.operands
+    xt, ut = ir.RankedTensorType(x.type), ir.RankedTensorType(update.type)
+    if xt.has_static_shape or not ut.has_static_shape:
+        return
+    lb = builder_at(op)
+    index = ir.IndexType.get()
+    offsets = []
+    for k, s in enumerate(starts):
+        a = mlir.aval_of(s)
+        size = lb.op("stablehlo.get_dimension_size", [x], ShapedArray((), np.int32),
+                     dimension=lb.i64(k))
+        size = lb.op("stablehlo.convert", [size], a)
+        top = lb.op("stablehlo.subtract", [size, lb.constant(np.asarray(ut.shape[k], a.dtype))],
+                    a)
+        clamped = lb.op("stablehlo.clamp", [lb.constant(np.zeros((), a.dtype)), s, top], a)
+        e = lb.create("tensor.extract", [clamped], [ir.RankedTensorType(s.type).element_type])
+        offsets.append(lb.create("arith.index_cast", [e.results[0]], [index]).results[0])
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    rank = xt.rank
+    result = lb.create("tensor.insert_slice", [update, x, *offsets], [x.type], {
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, rank, 0, 0]),
+        "static_offsets": ir.DenseI64ArrayAttr.get([dyn] * rank),
+        "static_sizes": ir.DenseI64ArrayAttr.get(list(ut.shape)),
+        "static_strides": ir.DenseI64ArrayAttr.get([1] * rank)}).results[0]
     replace_op(op, [result])
 
 
