@@ -37,6 +37,19 @@ def test_a_python_function_compiles_and_loads(model, tmp_path, capsys):
     np.testing.assert_allclose(irax.aot.load(out)(w, x), np.tanh(x @ w), rtol=1e-5)
 
 
+def test_a_named_size_makes_one_artifact_for_every_size(model, tmp_path, capsys):
+    out = tmp_path / "predict.vmfb"
+    assert main([f"{model}:predict", "--arg", "f32[4,2]", "--arg", "f32[batch,4]",
+                 "-o", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        "main(float32[4,2], float32[batch,4]) -> (float32[batch,2])")
+    f = irax.aot.load(out)
+    w = np.ones((4, 2), np.float32) * 0.1
+    for n in (1, 5):
+        x = np.arange(4 * n, dtype=np.float32).reshape(n, 4) / 10
+        np.testing.assert_allclose(f(w, x), np.tanh(x @ w), rtol=1e-5)
+
+
 def test_an_mlir_file_compiles_and_loads(tmp_path, capsys):
     src = tmp_path / "add.mlir"
     src.write_text("func.func @main(%a: tensor<3xf32>, %b: tensor<3xi32>) -> tensor<3xf32> {\n"
@@ -53,7 +66,9 @@ def test_an_mlir_file_compiles_and_loads(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["{model}:predict", "--arg", "f32[4,x]"], "bad --arg 'f32[4,x]': expected dtype[dims]"),
+    (["{model}:predict", "--arg", "f32[4,-1]"], "bad --arg 'f32[4,-1]': expected dtype[dims]"),
+    (["{model}:predict", "--arg", "f32[4,2x]"],
+     "bad --arg 'f32[4,2x]': a size is a number or a name"),
     (["{model}:predict", "--arg", "q8[4]"], "bad --arg 'q8[4]': unknown dtype 'q8'"),
     (["{model}:nope"], "has no function 'nope'"),
     (["missing.py:f"], "no such file: missing.py"),

@@ -27,7 +27,7 @@ _SHORT = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float6
           "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64", "u8": "uint8",
           "u16": "uint16", "u32": "uint32", "u64": "uint64", "c64": "complex64",
           "c128": "complex128", "bool": "bool", "pred": "bool"}
-_SPEC = re.compile(r"^([A-Za-z0-9_]+)\[([0-9, ]*)\]$")
+_SPEC = re.compile(r"^([A-Za-z0-9_]+)\[([A-Za-z0-9_, ]*)\]$")
 
 
 class UserError(Exception):
@@ -35,7 +35,8 @@ class UserError(Exception):
 
 
 def parse_arg(spec: str):
-    """``f32[128,784]`` -> ``ShapeDtypeStruct((128, 784), float32)``."""
+    """``f32[128,784]`` -> ``ShapeDtypeStruct((128, 784), float32)``; a name is a symbolic
+    size (``f32[batch,784]``: one artifact for every batch size)."""
     m = _SPEC.match(spec.strip())
     if m is None:
         raise UserError(f"bad --arg {spec!r}: expected dtype[dims], e.g. f32[128,784] or i32[]")
@@ -44,8 +45,11 @@ def parse_arg(spec: str):
         dtype = dtype_from_name(_SHORT.get(name, name))
     except (TypeError, AttributeError):
         raise UserError(f"bad --arg {spec!r}: unknown dtype {name!r}") from None
-    shape = tuple(int(d) for d in dims.replace(" ", "").split(",") if d)
-    return irax.ShapeDtypeStruct(shape, dtype)
+    shape = tuple(int(d) if d.isdigit() else d for d in dims.replace(" ", "").split(",") if d)
+    try:
+        return irax.ShapeDtypeStruct(shape, dtype)
+    except ValueError:
+        raise UserError(f"bad --arg {spec!r}: a size is a number or a name") from None
 
 
 def _load_function(source: str):
