@@ -77,7 +77,10 @@ def _ops(lib, np_, nn_):
                 x + np_.zeros((n, 4)), np_.ones_like(x) * n, nn_.softmax(x, axis=0),
                 np_.mean(x, axis=0), np_.var(x, axis=0), x.T @ x,
                 np_.concatenate([x, 2 * x], axis=0), x[:, 1:3], x[1:, :], x[:-1],
-                np_.where(x > 0.5, x, 0.0), x[0], att, norm, grad, col, np_.sum(x) / n)
+                np_.where(x > 0.5, x, 0.0), x[0], att, norm, grad, col, np_.sum(x) / n,
+                nn_.gelu(x), nn_.logsumexp(x, axis=0), np_.max(x, 0),
+                np_.expand_dims(x, 1) * np_.ones((1, 2, 1)), x[:, None, :].squeeze(1),
+                np_.einsum("ij,ik->jk", x, x))
     return f
 
 
@@ -118,6 +121,7 @@ def _more_ops(lib, np_, nn_, lax):
                 np_.sin(x * 3.0), np_.cos(x * 1e4), np_.tan(x), np_.exp(x * 1j),
                 np_.sort(x, axis=1), np_.argsort(x, axis=1), lax.top_k(x, 2)[0],
                 np_.tril(x @ x.T), np_.triu(x @ x.T, 1), np_.eye(x.shape[0]) @ x,
+                np_.cumsum(x, axis=0), np_.cumprod(x, axis=0), np_.cumsum(x, axis=1),
                 np_.stack([x, x]), np_.pad(x, ((1, 1), (0, 2))), np_.flip(x, 0))
     return f
 

@@ -33,7 +33,8 @@ def test_arithmetic_is_polynomial_and_constants_come_back_as_ints():
 
 def test_comparisons_assume_every_size_is_at_least_one():
     assert b >= 1 and b > 0 and not (b < 1) and b != 3 and not (b == 3)
-    assert 2 * b + 1 > b and b <= b
+    assert 2 * b + 1 > b and b <= b and b < 2 * b and not (b > 2 * b) and not (b >= 2 * b)
+    assert not (b - 3 >= b) and b - 1 < b and 1 - b <= 0
     with pytest.raises(InconclusiveDimensionOperation, match="depends on the value"):
         _ = b > 1
     with pytest.raises(InconclusiveDimensionOperation, match="depends on the value"):

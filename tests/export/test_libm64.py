@@ -67,6 +67,21 @@ def _inputs():
     return x, y
 
 
+def _exact_cbrt(x, got):
+    """NumPy's ``cbrt(x)`` where it is within an ulp of ``got``, elsewhere the float64
+    nearest the exact cube root (exact rationals): NumPy's own cbrt is up to 4 ulp off on
+    some machines (its AVX-512 kernel gives ``cbrt(27.0) = 3.0000000000000004``)."""
+    out = np.cbrt(x)
+    far = np.isfinite(x) & (x != 0) & (_ulps(got, out) > 1)
+    for i in np.flatnonzero(far):
+        v, c = Fraction(float(x[i])), float(out[i])
+        near = [c]
+        for _ in range(6):
+            near = [np.nextafter(near[0], -np.inf), *near, np.nextafter(near[-1], np.inf)]
+        out[i] = min(near, key=lambda t: abs(Fraction(float(t)) ** 3 - v))
+    return out
+
+
 def test_float64_math_on_a_cross_target_matches_numpy_and_exact_values(x64):
     x, y = _inputs()
 
@@ -78,7 +93,7 @@ def test_float64_math_on_a_cross_target_matches_numpy_and_exact_values(x64):
     exported = irax.export.export(f, targets=["x86_64"])(spec, spec)
     got = [np.asarray(v) for v in exported.call(x, y)]
     with np.errstate(all="ignore"):
-        want = [np.sin(x), np.cos(x), np.tan(x), np.tanh(x), np.arctan2(x, y), np.cbrt(x),
+        want = [np.sin(x), np.cos(x), np.tan(x), np.tanh(x), np.arctan2(x, y), _exact_cbrt(x, got[5]),
                 np.fmod(x, y), np.arctan(x)]
     # NumPy's float64 sin/cos/tan are themselves 1-8 ulp off for some huge arguments: the
     # reference there is the exact value

@@ -177,13 +177,6 @@ class Dim:
     def __hash__(self):
         return self._hash
 
-    def _bounds(self):
-        """(lowest value, whether it can grow without bound) with every name >= 1, or None
-        when a negative coefficient makes the polynomial's range unknown here."""
-        if any(c < 0 for m, c in self.terms.items() if m):
-            return None
-        return sum(self.terms.values()), True
-
     def __ge__(self, other):
         return self._compare(other, ">=")
 
@@ -202,13 +195,16 @@ class Dim:
             return {">=": diff >= 0, ">": diff > 0, "<=": diff <= 0, "<": diff < 0}[op]
         if diff is NotImplemented:
             return NotImplemented
-        bounds = diff._bounds()
-        if bounds is not None:
-            low = bounds[0]
-            if op in (">=", ">") and (low > 0 or (op == ">=" and low >= 0)):
-                return True
-            if op in ("<=", "<") and (low > 0 or (op == "<" and low >= 0)):
-                return False
+        # every name is >= 1: with all name coefficients >= 0 the polynomial is smallest
+        # with all names 1 (and grows without bound); with all <= 0 it is largest there
+        coeffs = [c for m, c in diff.terms.items() if m]
+        at_ones = sum(diff.terms.values())
+        if all(c >= 0 for c in coeffs):       # diff >= at_ones
+            if at_ones > 0 or (at_ones == 0 and op in (">=", "<")):
+                return op in (">=", ">")
+        elif all(c <= 0 for c in coeffs):     # diff <= at_ones
+            if at_ones < 0 or (at_ones == 0 and op in ("<=", ">")):
+                return op in ("<=", "<")
         return _inconclusive(f"{self} {op} {other}")
 
     # ---- what a Dim refuses -----------------------------------------------------------------
@@ -260,6 +256,10 @@ class Dim:
             total = term if total is None else total + term
         return total
 
+
+#: what a symbolic size counts as where a decision needs a number (the thread pool, the
+#: rows of a while loop's gradient tape): a typical batch
+DYNAMIC_SIZE_ESTIMATE = 128
 
 #: a dynamic size without a name (``tensor<?x3xf32>`` in StableHLO after lowering)
 ANONYMOUS = Dim({("?",): 1})

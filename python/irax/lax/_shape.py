@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from irax.core import dtypes
-from irax.core.shape_poly import sizes
+from irax.core.shape_poly import Dim, sizes
 from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect import shape as S
@@ -179,12 +179,15 @@ def _start_indices(starts, a, allow_negative=True):
 
 def _wrap_index(s, n: int):
     """``s + n`` if ``s < 0`` else ``s``, as int32 (concrete values on the host)."""
+    size = U.convert(n, np.int32) if type(n) is Dim else U.full((), n, np.int32)
     if not isinstance(s, Tracer):
         v = int(U.host_data(s))
-        return U.full((), v + n if v < 0 else v, np.int32)
+        if v >= 0 or type(n) is not Dim:
+            return U.full((), v + n if v < 0 else v, np.int32)
+        return bind(E.Add, U.full((), v, np.int32), size)
     s = U.convert(s, np.int32)
     neg = bind(E.Compare, s, U.full((), 0, np.int32), direction="LT")
-    return bind(E.Select, neg, bind(E.Add, s, U.full((), n, np.int32)), s)
+    return bind(E.Select, neg, bind(E.Add, s, size), s)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes, *, allow_negative_indices=True):

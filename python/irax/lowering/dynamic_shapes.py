@@ -81,9 +81,10 @@ class StableHLODynamicUpdateSlice(UpstreamOp):
 
 
 def legalize_dynamic_update_slice(op) -> None:
-    """An update of static shape written into an operand of dynamic sizes as
-    ``tensor.insert_slice`` at the clamped starts (StableHLO's semantics: each start is
-    clamped to ``[0, dim - update_dim]``); IREE 3.13 converts only the static form.
+    """An update written into an operand of dynamic sizes as ``tensor.insert_slice`` at
+    the clamped starts (StableHLO's semantics: each start is clamped to
+    ``[0, dim - update_dim]``), for an update of static shape; IREE 3.13 converts only the
+    static form.
 
         %y = stablehlo.dynamic_update_slice %x, %u, %i, %j
           : (tensor<?x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<?x4xf32>
@@ -94,24 +95,38 @@ def legalize_dynamic_update_slice(op) -> None:
     x, update, *starts = op.operands
     xt, ut = ir.RankedTensorType(x.type), ir.RankedTensorType(update.type)
     if xt.has_static_shape or not ut.has_static_shape:
+        # an update of dynamic size as insert_slice with dynamic sizes crashed IREE 3.13's
+        # compiler (a segfault, in a while loop's gradient tape): left as it is, IREE
+        # then says it cannot convert it
         return
     lb = builder_at(op)
     index = ir.IndexType.get()
-    offsets = []
+
+    def size_of(v, k, a):
+        size = lb.op("stablehlo.get_dimension_size", [v], ShapedArray((), np.int32),
+                     dimension=lb.i64(k))
+        return lb.op("stablehlo.convert", [size], a)
+
+    def as_index(v, element):
+        e = lb.create("tensor.extract", [v], [element]).results[0]
+        return lb.create("arith.index_cast", [e], [index]).results[0]
+
+    offsets, sizes = [], []
     for k, s in enumerate(starts):
         a = mlir.aval_of(s)
-        size = lb.op("stablehlo.get_dimension_size", [x], ShapedArray((), np.int32),
-                     dimension=lb.i64(k))
-        size = lb.op("stablehlo.convert", [size], a)
-        top = lb.op("stablehlo.subtract", [size, lb.constant(np.asarray(ut.shape[k], a.dtype))],
-                    a)
+        element = ir.RankedTensorType(s.type).element_type
+        dynamic = ut.is_dynamic_dim(k)
+        usize = size_of(update, k, a) if dynamic else \
+            lb.constant(np.asarray(ut.shape[k], a.dtype))
+        top = lb.op("stablehlo.subtract", [size_of(x, k, a), usize], a)
         clamped = lb.op("stablehlo.clamp", [lb.constant(np.zeros((), a.dtype)), s, top], a)
-        e = lb.create("tensor.extract", [clamped], [ir.RankedTensorType(s.type).element_type])
-        offsets.append(lb.create("arith.index_cast", [e.results[0]], [index]).results[0])
+        offsets.append(as_index(clamped, element))
+        if dynamic:
+            sizes.append(as_index(usize, element))
     dyn = ir.ShapedType.get_dynamic_stride_or_offset()
     rank = xt.rank
-    result = lb.create("tensor.insert_slice", [update, x, *offsets], [x.type], {
-        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, rank, 0, 0]),
+    result = lb.create("tensor.insert_slice", [update, x, *offsets, *sizes], [x.type], {
+        "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, rank, len(sizes), 0]),
         "static_offsets": ir.DenseI64ArrayAttr.get([dyn] * rank),
         "static_sizes": ir.DenseI64ArrayAttr.get(list(ut.shape)),
         "static_strides": ir.DenseI64ArrayAttr.get([1] * rank)}).results[0]

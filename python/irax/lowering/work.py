@@ -25,16 +25,12 @@ import math
 import re
 
 from irax.core import callbacks
+from irax.core.shape_poly import DYNAMIC_SIZE_ESTIMATE
 from irax.dialect import mlir
 from irax.dialect import upstream as U
 
 _CONTRACTING = re.compile(r"lhs_contracting_dimensions = \[([0-9, ]*)\]")
 _CONV_KERNEL = re.compile(r"x\[([^\]]*)\]->")
-
-
-#: the size a dynamic dimension (a shape-polymorphic program's) counts as: the program
-#: runs for every size, so its work is estimated at a typical batch
-DYNAMIC_SIZE_ESTIMATE = 128
 
 
 def _shape(value) -> list[int] | None:

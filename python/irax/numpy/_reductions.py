@@ -21,6 +21,7 @@ from irax.core.shape_poly import Dim
 from irax.dialect import elementwise as E
 from irax.dialect import reduction as R
 from irax.frontend.trace import bind
+from irax.lax import _control as LC
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.lax._elementwise import conj_raw
@@ -298,18 +299,51 @@ def _shift(x, axis, k, fill):
     """``x`` shifted by ``k`` along ``axis``, the first ``k`` entries set to ``fill``."""
     av = U.aval_of(x)
     n = av.shape[axis]
+    if k >= n:
+        return U.full_like(x, fill)
+    if not av.is_static:   # IREE 3.13 cannot convert a negative pad of dynamic size
+        keep = LS.slice_in_dim(x, 0, n - k, axis=axis)
+        block = list(av.shape)
+        block[axis] = k
+        return LS.concatenate([LU.full(block, fill, av.dtype), keep], axis)
     config = [(0, 0, 0)] * av.ndim
     config[axis] = (k, -k, 0)
-    return LS.pad(x, U.full((), fill, av.dtype), config) if k < n else U.full_like(x, fill)
+    return LS.pad(x, U.full((), fill, av.dtype), config)
 
 
 def _scan(x, axis, op, fill):
     n = U.aval_of(x).shape[axis]
+    if type(n) is Dim:
+        return _scan_symbolic(x, axis, op, fill)
     k = 1
     while k < n:
         x = bind(op, x, _shift(x, axis, k, fill))
         k *= 2
     return x
+
+
+def _scan_symbolic(x, axis, op, fill):
+    """``_scan`` along an axis of symbolic size ``n``: the same doubling steps in a
+    ``while_loop`` (``k < n`` is known only when it runs), each shift a window of
+    ``concatenate([fill, x])`` starting at ``n - k``."""
+    av = U.aval_of(x)
+    n = av.shape[axis]
+    fills = U.full_like(x, fill)
+
+    def shift(x, k):
+        both = LS.concatenate([fills, x], axis)
+        starts = [0] * av.ndim
+        starts[axis] = bind(E.Sub, LU.convert(n, np.int32), k)
+        return LS.dynamic_slice(both, starts, av.shape)
+
+    def body(c):
+        x, k = c
+        return bind(op, x, shift(x, k)), bind(E.Mul, k, LU.full((), 2, np.int32))
+
+    def cond(c):
+        return U.cmp(c[1], LU.convert(n, np.int32), "LT")
+
+    return LC.while_loop(cond, body, (x, LU.full((), 1, np.int32)))[0]
 
 
 def _cumulative(name, a, axis, dtype, op, bool_op, fill, promote):
