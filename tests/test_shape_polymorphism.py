@@ -140,6 +140,28 @@ def test_control_flow_vmap_and_indexing_follow_the_symbolic_size():
     assert f._cache_size() == 1
 
 
+def _lookup(np_, nn_):
+    """A variable-length sequence through an embedding table (inference)."""
+    def f(table, w, ids):
+        h = nn_.relu(table[ids] @ w)
+        return np_.take(table, ids, axis=0), np_.mean(h, axis=0), nn_.softmax(h @ h.T, axis=-1)
+    return f
+
+
+def test_embedding_lookups_of_symbolic_length():
+    f = irax.jit(_lookup(jnp, nn), abstracted_axes=(None, None, {0: "seq"}))
+    oracle = jax.jit(_lookup(jnp_, jax.nn))
+    r = np.random.default_rng(9)
+    table = r.normal(size=(50, 8)).astype(np.float32)
+    w = r.normal(size=(8, 8)).astype(np.float32)
+    for n in (1, 6, 23):
+        ids = r.integers(0, 50, n).astype(np.int32)
+        for g, e in zip(f(table, w, ids), oracle(table, w, ids)):
+            assert g.shape == e.shape
+            np.testing.assert_allclose(np.asarray(g), np.asarray(e), rtol=2e-5, atol=2e-6)
+    assert f._cache_size() == 1
+
+
 def test_the_traced_program_has_named_dynamic_sizes_and_interprets_like_the_compiled_one():
     def f(x, y):
         g = irax.grad(lambda y: jnp.sum(jnp.tanh(x @ y)) / x.shape[0])(y)

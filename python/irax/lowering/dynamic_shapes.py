@@ -133,6 +133,28 @@ def legalize_dynamic_update_slice(op) -> None:
     replace_op(op, [result])
 
 
+def implicit_index_vector(lb, indices, ivd: int):
+    """Gather indices of dynamic size whose last dim is an index vector of one entry,
+    without that dim (``index_vector_dim`` equal to the rank then means the same): IREE
+    3.13 lowers the explicit form of dynamic size through a static-only
+    ``stablehlo.reshape`` ("result #0 must be statically shaped"), an embedding lookup
+    ``table[ids]`` with ids of symbolic length included.
+
+        tensor<?x1xi32>  ->  tensor.collapse_shape [[0, 1]]  ->  tensor<?xi32>
+    """
+    ir = mlir.ir()
+    t = ir.RankedTensorType(indices.type)
+    if t.has_static_shape or ivd != t.rank - 1 or t.is_dynamic_dim(ivd) or t.shape[ivd] != 1:
+        return indices
+    i64 = ir.IntegerType.get_signless(64)
+    groups = [[k] for k in range(t.rank - 2)] + [[t.rank - 2, t.rank - 1]]
+    reassociation = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, k) for k in g])
+                                      for g in groups])
+    out = ir.RankedTensorType.get(list(t.shape[:-1]), t.element_type)
+    return lb.create("tensor.collapse_shape", [indices], [out],
+                     {"reassociation": reassociation}).results[0]
+
+
 def _count(t) -> int:
     n = 1
     for d in t.shape:

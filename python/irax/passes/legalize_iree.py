@@ -13,8 +13,10 @@ pattern):
   it moves) and a barrier that reads every result (IREE keeps an unread result on the
   dispatch's stack: "exceeded stack allocation limit" from 8192 elements).
 - ``stablehlo.gather``: explicit clamps of the start indices (IREE's gather does not
-  clamp, StableHLO's does), and the index vector moved last when it precedes a batching
-  dim of the indices (IREE crashes compiling that form).
+  clamp, StableHLO's does), the index vector moved last when it precedes a batching
+  dim of the indices (IREE crashes compiling that form), and an index vector of one
+  entry made implicit when the indices have dynamic sizes (IREE lowers that form through
+  a static-only reshape).
 - ``stablehlo.scatter``: rewritten into the one form IREE lowers in every case (index
   vectors last and never empty, no batching dims, every indexed dim inserted, windows
   full-sized). The starts must be in bounds, as irax's lowering makes them. Any region
@@ -92,6 +94,7 @@ from irax.lowering.case_passthrough import lift_passthrough
 from irax.lowering.dynamic_shapes import (
     StableHLODynamicReshape,
     StableHLODynamicUpdateSlice,
+    implicit_index_vector,
     legalize_dynamic_reshape,
     legalize_dynamic_update_slice,
 )
@@ -218,6 +221,7 @@ def legalize_gather(op) -> None:
     indices, ivd, batching = _index_vector_last(lb, indices, ivd, batching)
     start_map = dn.get("start_index_map", ())
     indices = clamp_start_indices(lb, operand, indices, start_map, sizes, ivd)
+    indices = implicit_index_vector(lb, indices, ivd)
     text = (f"#stablehlo.gather<offset_dims = {list(dn.get('offset_dims', ()))}, "
             f"collapsed_slice_dims = {list(dn.get('collapsed_slice_dims', ()))}, "
             f"operand_batching_dims = {list(dn.get('operand_batching_dims', ()))}, "

@@ -61,3 +61,18 @@ func.func @static_update(%x: tensor<5x4xf32>, %u: tensor<1x4xf32>, %i: tensor<i3
   %y = stablehlo.dynamic_update_slice %x, %u, %i, %i : (tensor<5x4xf32>, tensor<1x4xf32>, tensor<i32>, tensor<i32>) -> tensor<5x4xf32>
   return %y : tensor<5x4xf32>
 }
+
+// -----
+
+// An embedding lookup with indices of dynamic size: besides the clamps, the index vector
+// of one entry becomes implicit (IREE 3.13 lowers the explicit form of dynamic size
+// through a static-only reshape).
+
+// CHECK-LABEL: func.func @lookup
+// CHECK: %[[C:.*]] = stablehlo.clamp %{{.*}}, %{{.*}}, %{{.*}} : (tensor<i32>, tensor<?x1xi32>, tensor<i32>) -> tensor<?x1xi32>
+// CHECK: %[[I:.*]] = tensor.collapse_shape %[[C]] {{\[\[}}0, 1]] : tensor<?x1xi32> into tensor<?xi32>
+// CHECK: "stablehlo.gather"(%{{.*}}, %[[I]]) {{.*}}index_vector_dim = 1>{{.*}} : (tensor<50x8xf32>, tensor<?xi32>) -> tensor<?x8xf32>
+func.func @lookup(%t: tensor<50x8xf32>, %i: tensor<?x1xi32>) -> tensor<?x8xf32> {
+  %0 = "stablehlo.gather"(%t, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 8>} : (tensor<50x8xf32>, tensor<?x1xi32>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
