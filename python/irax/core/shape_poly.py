@@ -243,6 +243,15 @@ class Dim:
         return str(self)
 
     @property
+    def symbol_name(self) -> str | None:
+        """The name when this is one name alone (``b``, not ``2*b`` or ``b*n``), else None:
+        the sizes an argument's axis binds."""
+        if len(self.terms) != 1:
+            return None
+        (mono, coeff), = self.terms.items()
+        return mono[0] if len(mono) == 1 and coeff == 1 else None
+
+    @property
     def names(self) -> set[str]:
         return {n for m in self.terms for n in m}
 
@@ -342,6 +351,14 @@ def symbolic_shape(spec) -> tuple:
     return tuple(parse(d) if isinstance(d, str) else d for d in spec)
 
 
+def estimate(d) -> int:
+    """A number standing for size ``d`` where a decision needs one (the thread pool, a
+    gradient tape's rows): a symbolic size at every name ``DYNAMIC_SIZE_ESTIMATE``."""
+    if type(d) is not Dim:
+        return int(d)
+    return d.evaluate(dict.fromkeys(d.names, DYNAMIC_SIZE_ESTIMATE))
+
+
 def evaluate(d, env: dict):
     return d.evaluate(env) if isinstance(d, Dim) else d
 
@@ -360,17 +377,14 @@ def bind(env: dict, shape, actual, where: str = "") -> None:
         if not isinstance(d, Dim):
             continue
         here = f"{where} axis {k}" if where else f"axis {k}"
-        if len(d.terms) == 1:
-            (mono, coeff), = d.terms.items()
-            if len(mono) == 1 and coeff == 1:
-                name = mono[0]
-                old = env.get(name)
-                if old is not None and old[0] != n:
-                    raise ValueError(
-                        f"the dimension {name!r} is {old[0]} at {old[1]} but {n} at {here}: "
-                        "axes with one name must have one size")
-                env.setdefault(name, (int(n), here))
-                continue
+        name = d.symbol_name
+        if name is not None:
+            old = env.get(name)
+            if old is not None and old[0] != n:
+                raise ValueError(
+                    f"the dimension {name!r} is {old[0]} at {old[1]} but {n} at {here}: "
+                    "axes with one name must have one size")
+            env.setdefault(name, (int(n), here))
     for k, (d, n) in enumerate(zip(shape, actual)):
         if isinstance(d, Dim) and d.names <= set(env):
             want = d.evaluate({name: v[0] for name, v in env.items()})

@@ -83,8 +83,8 @@ class Interpreter:
         if is_static(shape):
             return shape
         for d, n in zip(shape, actual):
-            if type(d) is Dim and len(d.names) == 1 and d.terms == {(next(iter(d.names)),): 1}:
-                self.sizes.setdefault(next(iter(d.names)), int(n))
+            if type(d) is Dim and d.symbol_name is not None:
+                self.sizes.setdefault(d.symbol_name, int(n))
         return evaluate_shape(shape, self.sizes)
 
     def _concrete(self, value):

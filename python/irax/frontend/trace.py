@@ -132,9 +132,8 @@ class Trace:
         tr._concrete = concrete
         if not aval.is_static:
             for k, d in enumerate(aval.shape):
-                if type(d) is Dim and len(d.terms) == 1 and next(iter(d.terms.values())) == 1 \
-                        and len(next(iter(d.terms))) == 1:
-                    self._sizes.setdefault(next(iter(d.terms))[0], (tr, k))
+                if type(d) is Dim and d.symbol_name is not None:
+                    self._sizes.setdefault(d.symbol_name, (tr, k))
         return tr
 
     def size_value(self, d: Dim) -> Tracer:

@@ -75,10 +75,18 @@ class LoweringBuilder:
         (``?``) a broadcast scalar sized like ``self.like`` (the rewritten op's operand)."""
         if all(type(d) is not Dim for d in shape):
             return self.constant(np.full(shape, value, dtype))
-        dims = self._sizes(shape)
-        return self.op("stablehlo.dynamic_broadcast_in_dim",
-                       [self.constant(np.asarray(value, dtype)), dims],
-                       ShapedArray(shape, dtype), broadcast_dimensions=self.i64s([]))
+        return self.splat(self.constant(np.asarray(value, dtype)), ShapedArray(shape, dtype))
+
+    def splat(self, scalar, aval):
+        """The scalar value ``scalar`` broadcast to ``aval`` (dynamically for dynamic
+        sizes, whose operand dims then expand: none, a scalar has none)."""
+        if aval.is_static:
+            return self.op("stablehlo.broadcast_in_dim", [scalar], aval,
+                           broadcast_dimensions=self.i64s([]))
+        return self.op("stablehlo.dynamic_broadcast_in_dim", [scalar, self._sizes(aval.shape)],
+                       aval, broadcast_dimensions=self.i64s([]),
+                       known_expanding_dimensions=self.i64s([]),
+                       known_nonexpanding_dimensions=self.i64s([]))
 
     def iota(self, aval, dimension: int):
         """``stablehlo.iota`` of ``aval`` (``dynamic_iota`` when its sizes are dynamic)."""
@@ -101,20 +109,14 @@ class LoweringBuilder:
     def sizes_of(self, like, shape):
         """A ``tensor<Nxi64>`` of ``shape``, whose dynamic sizes are those of ``like`` at the
         same positions (``shape`` may extend ``like``'s with static sizes)."""
-        one = ShapedArray((1,), np.int64)
-        parts = []
-        for k, d in enumerate(shape):
-            if type(d) is Dim:
-                size = self.op("stablehlo.get_dimension_size", [like], ShapedArray((), np.int32),
-                               dimension=self.i64(k))
-                size = self.op("stablehlo.convert", [size], _I64)
-            else:
-                size = self.constant(np.int64(d))
-            parts.append(self.op("stablehlo.reshape", [size], one))
-        if len(parts) == 1:
-            return parts[0]
-        return self.op("stablehlo.concatenate", parts, ShapedArray((len(parts),), np.int64),
-                       dimension=self.i64(0))
+        return self.vector([self._size_of(like, k) if type(d) is Dim
+                            else self.constant(np.int64(d)) for k, d in enumerate(shape)])
+
+    def _size_of(self, value, k: int):
+        """``tensor<i64>``: the size of axis ``k`` of ``value`` at run time."""
+        size = self.op("stablehlo.get_dimension_size", [value], ShapedArray((), np.int32),
+                       dimension=self.i64(k))
+        return self.op("stablehlo.convert", [size], _I64)
 
     def constant(self, value, dtype=None):
         arr = np.asarray(value, dtype=dtype)
@@ -157,10 +159,8 @@ class LoweringBuilder:
             for arg in func.regions[0].blocks[0].arguments:
                 shape = mlir.aval_of_type(arg.type).shape
                 for k, d in enumerate(shape):
-                    if type(d) is Dim and d.terms == {(name,): 1}:
-                        size = self.op("stablehlo.get_dimension_size", [arg],
-                                       ShapedArray((), np.int32), dimension=self.i64(k))
-                        return self.op("stablehlo.convert", [size], _I64)
+                    if type(d) is Dim and d.symbol_name == name:
+                        return self._size_of(arg, k)
         raise OpError(f"expected the symbolic size {name!r} to be the size of an axis of "
                       "an argument of the enclosing function")
 

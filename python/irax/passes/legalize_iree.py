@@ -197,15 +197,8 @@ def _copies(lb, operands, avals) -> list:
     hidden = lb.create("stablehlo.optimization_barrier", [true] * len(operands),
                        [lb.type(pred)] * len(operands)).results
 
-    def broadcast(x, a):
-        if a.is_static:
-            return lb.op("stablehlo.broadcast_in_dim", [x], a, broadcast_dimensions=lb.i64s(()))
-        return lb.op("stablehlo.dynamic_broadcast_in_dim", [x, lb.sizes_of(lb.like, a.shape)],
-                     a, broadcast_dimensions=lb.i64s(()), known_expanding_dimensions=lb.i64s(()),
-                     known_nonexpanding_dimensions=lb.i64s(()))
-
-    return [lb.op("stablehlo.select", [broadcast(p, a.update(dtype=np.dtype(np.bool_))), x,
-                                       broadcast(lb.constant(np.zeros((), a.dtype)), a)], a)
+    return [lb.op("stablehlo.select", [lb.splat(p, a.update(dtype=np.dtype(np.bool_))), x,
+                                       lb.splat(lb.constant(np.zeros((), a.dtype)), a)], a)
             for p, x, a in zip(hidden, operands, avals)]
 
 

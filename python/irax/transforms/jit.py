@@ -91,13 +91,20 @@ _CHECKS = [False]
 _CHECKED_OPTIONS = ("jax_disable_jit", "jax_debug_nans", "jax_debug_infs")
 
 
+#: irax_auto_dynamic_axes, kept the same way (read on every call's lookup)
+_AUTO_DYNAMIC = [False]
+
+
 def _on_config(name: str) -> None:
     if name in _CHECKED_OPTIONS:
         _CHECKS[0] = any(config.read(n) for n in _CHECKED_OPTIONS)
+    elif name == "irax_auto_dynamic_axes":
+        _AUTO_DYNAMIC[0] = bool(config.read(name))
 
 
 config.on_change(_on_config)
 _on_config("jax_disable_jit")   # values from the environment
+_on_config("irax_auto_dynamic_axes")
 
 
 class JitFunction:
@@ -179,7 +186,7 @@ class JitFunction:
             avals = tuple(abstractify(x, self.fun) for x in leaves)
         if self.abstracted_axes is not None:
             avals = self._abstract(treedef, args, kwargs, avals)
-        elif config.irax_auto_dynamic_axes:
+        elif _AUTO_DYNAMIC[0]:
             avals = self._auto.abstract(treedef, statics, avals, _fun_name(self.fun))
         key = (treedef, avals, statics, config.trace_key)
         entry = self._cache.get(key)

@@ -63,15 +63,6 @@ def _step(b, region, consts, carry, xs, ys, pos, last, reverse: bool):
     return results[:c], new_ys
 
 
-def _broadcast(lb, scalar, aval):
-    """``scalar`` broadcast to ``aval`` (dynamically when its sizes are symbolic)."""
-    if aval.is_static:
-        return lb.op("stablehlo.broadcast_in_dim", [scalar], aval, broadcast_dimensions=lb.i64s([]))
-    return lb.op("stablehlo.dynamic_broadcast_in_dim", [scalar, lb.shape_value(aval.shape)],
-                 aval, broadcast_dimensions=lb.i64s([]), known_expanding_dimensions=lb.i64s([]),
-                 known_nonexpanding_dimensions=lb.i64s([]))
-
-
 class Scan(RegionOp):
     """``carry, y_i = body(consts, carry, x_i)`` for i over the leading axis of ``xs``
     (``length`` steps, last to first when ``reverse``); results: final carry, stacked ys.
@@ -154,7 +145,7 @@ class Scan(RegionOp):
         ys_avals = [mlir.aval_of(r) for r in op.results[c:]]
         zero = lb.constant(np.int32(0))
         ys0 = [lb.constant(np.zeros((), a.dtype)) for a in ys_avals]
-        ys0 = [_broadcast(lb, z, a) for z, a in zip(ys0, ys_avals)]
+        ys0 = [lb.splat(z, a) for z, a in zip(ys0, ys_avals)]
         if n == 0:   # no step: the body is never run (its slices would not verify)
             return operands[k:k + c] + ys0
         # a symbolic length (a scan over an axis of abstracted size) is read at run time

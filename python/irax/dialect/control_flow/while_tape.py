@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core.config import config
-from irax.core.shape_poly import DYNAMIC_SIZE_ESTIMATE
+from irax.core.shape_poly import estimate
 from irax.dialect import mlir
 from irax.dialect.regions import call, emit_region_op
 
@@ -40,18 +40,10 @@ SEGMENT_ROWS = 64
 
 def capacity(carry_avals) -> tuple[int, int]:
     """Rows of the checkpoint and of the segment buffer within the tape budget."""
-    row = sum(max(_estimate(a.size), 1) * a.dtype.itemsize for a in carry_avals) or 1
+    row = sum(max(estimate(a.size), 1) * a.dtype.itemsize for a in carry_avals) or 1
     total = max(4, config.irax_while_grad_tape_bytes // row)
     seg = int(max(2, min(SEGMENT_ROWS, total // 2)))
     return int(max(2, min(CHECKPOINT_ROWS, total - seg))), seg
-
-
-def _estimate(size) -> int:
-    """An element count; a symbolic one (``core/shape_poly.py``) at every name 128, the
-    size a shape-polymorphic program's work is estimated at (``lowering/work.py``)."""
-    if type(size) is int:
-        return size
-    return size.evaluate(dict.fromkeys(size.names, DYNAMIC_SIZE_ESTIMATE))
 
 
 def _i32(b, v: int):
