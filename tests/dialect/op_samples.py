@@ -31,6 +31,10 @@ SAMPLES = {
     "irax.constant": [((), dict(value=np.arange(6, dtype=f32).reshape(2, 3))),
                       ((), dict(value=np.array(True)))],
     "irax.dimension_size": [((_f(2, 3),), dict(dimension=1, dtype=np.int32))],
+    # sharding.py (a one-device mesh: the registry's programs run on one device;
+    # tests/parallel/test_partition.py partitions with real meshes)
+    "irax.sharding_constraint": [((_f(4, 3),), dict(sharding=(("m",),), mesh_axes=("m",),
+                                                   mesh_shape=(1,), devices=(0,)))],
     "irax.iota": [((), dict(shape=(2, 3), dtype=np.int32, dimension=1)),
                   ((), dict(shape=(4,), dtype=f32, dimension=0))],
     # elementwise.py, unary

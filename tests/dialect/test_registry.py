@@ -29,8 +29,8 @@ def _defines(cls, rule: str) -> bool:
 def missing_rules(cls) -> list[str]:
     """The rules ``cls`` lacks without saying why in ``no_rules``: infer, evaluate and lower
     (or their region forms), jvp (or jvp_full) for a differentiable op, transpose for an op
-    linear in every operand, batch for every op; and ``no_rules`` entries that name a rule
-    the op has, or give no reason."""
+    linear in every operand, batch and shard (irax-partition's sharding rule) for every op;
+    and ``no_rules`` entries that name a rule the op has, or give no reason."""
     basic = REGION_RULES if cls.region_op else RULES
     missing = [r for r in basic if not _defines(cls, r)]
     if cls.differentiable and not (_defines(cls, "jvp") or _defines(cls, "jvp_full")):
@@ -39,8 +39,10 @@ def missing_rules(cls) -> list[str]:
         missing.append("transpose")
     if not _defines(cls, "batch"):
         missing.append("batch")
+    if not _defines(cls, "shard"):
+        missing.append("shard")
     declared = dict(cls.no_rules)
-    has = {r: _defines(cls, r) for r in (*basic, "transpose", "batch")}
+    has = {r: _defines(cls, r) for r in (*basic, "transpose", "batch", "shard")}
     has["jvp"] = _defines(cls, "jvp") or _defines(cls, "jvp_full")
     wrong = [f"no_rules[{r!r}] for a rule it defines" for r in declared if has.get(r)]
     wrong += [f"no_rules[{r!r}] without a reason" for r, why in declared.items() if not why]
@@ -63,7 +65,7 @@ def test_an_incomplete_op_is_reported():
         def infer(cls, x):
             return x
 
-    assert missing_rules(Incomplete) == ["evaluate", "lower", "jvp", "batch"]
+    assert missing_rules(Incomplete) == ["evaluate", "lower", "jvp", "batch", "shard"]
 
     class LinearWithoutTranspose(Linear, Incomplete):
         @classmethod
@@ -74,11 +76,11 @@ def test_an_incomplete_op_is_reported():
         def lower(cls, lb, x):
             return x
 
-    assert missing_rules(LinearWithoutTranspose) == ["transpose", "batch"]
+    assert missing_rules(LinearWithoutTranspose) == ["transpose", "batch", "shard"]
 
     class Excused(Incomplete):
         no_rules = {"evaluate": "runs only compiled", "lower": "", "batch": "never mapped",
-                    "jvp": "has none"}
+                    "jvp": "has none", "shard": "never partitioned"}
 
         @classmethod
         def jvp(cls, b, primals, tangents, outs):

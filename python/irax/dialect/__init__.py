@@ -25,6 +25,7 @@ from irax.dialect import (  # noqa: F401 - each import registers a family
     scatter,
     shape,
     shard,
+    sharding,
     sorting,
     transform,
     vectorize,

@@ -131,6 +131,26 @@ class _StrArray(AttrKind):
         return tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(attr))
 
 
+class _Sharding(AttrKind):
+    """Which mesh axes split each dimension: ``[["x"], [], ["x", "y"]]`` <->
+    ``(("x",), (), ("x", "y"))`` (dimension 0 split over ``"x"``, 1 whole, 2 over both)."""
+
+    def normalize(self, value):
+        return tuple(tuple(str(a) for a in ((d,) if isinstance(d, str) else d or ()))
+                     for d in value)
+
+    def encode(self, value):
+        ir = mlir.ir()
+        ctx = mlir.context()
+        return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.StringAttr.get(a, ctx) for a in d],
+                                                  context=ctx) for d in value], context=ctx)
+
+    def decode(self, attr):
+        ir = mlir.ir()
+        return tuple(tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d))
+                     for d in ir.ArrayAttr(attr))
+
+
 class _Symbol(AttrKind):
     """A function reference: ``callee = @f``."""
 
@@ -272,6 +292,7 @@ F64 = _F64()
 Bool = _Bool()
 Str = _Str()
 StrArray = _StrArray()
+Sharding = _Sharding()
 Symbol = _Symbol()
 DType = _DType()
 Dense = _Dense()

@@ -23,6 +23,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import Call
@@ -156,6 +157,7 @@ class StopGradient(Op):
     """Identity whose result has a zero tangent (``lax.stop_gradient``)."""
 
     name = "irax.stop_gradient"
+    shard = classmethod(S.elementwise)
     num_operands = 1
     differentiable = False
 
@@ -176,6 +178,7 @@ class StopGradient(Op):
 
 class CallLike(Op):
     """Base of ops that run ``callee`` and carry extra derivative information."""
+    shard = classmethod(S.replicated)
 
     infers_results = False
     rule_symbols: tuple[str, ...] = ()

@@ -21,6 +21,9 @@ Rules (all classmethods, all receive decoded attribute values as keywords):
   cotangent of each operand (``None`` for non-linear ones) given the result's cotangent;
   linear operands arrive as ``Lin`` placeholders (``b.is_linear(x)``).
 - ``batch(b, args, dims, **attrs)``: the vmap rule.
+- ``shard(specs, avals, out_avals, mesh, **attrs)``: the sharding rule of ``irax-partition``
+  (``dialect/sharding.py``): the sharding each operand needs, each result's, and the
+  collectives completing partial results.
 - ``fold(operands, consts, results, **attrs)``: what the op computes when some operands
   are constants (MLIR's fold): an existing value or a constant per result, or None. The
   default folds an op whose operands are all constants with its ``evaluate`` rule.
@@ -96,6 +99,8 @@ class Op:
 
     # Rules an op may define; None means "not defined" (see ``no_rules``).
     jvp = None
+    #: ``shard(specs, avals, out_avals, mesh, **attrs) -> ShardPlan`` (dialect/sharding.py)
+    shard = None
     transpose = None
     batch = None
     canonicalize = None

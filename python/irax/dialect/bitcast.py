@@ -16,6 +16,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 
 
@@ -28,6 +29,7 @@ class BitcastConvert(Op):
     shrinks by the ratio of the item sizes."""
 
     name = "irax.bitcast_convert"
+    shard = classmethod(S.replicated)
     num_operands = 1
     attributes = {"new_dtype": A.DType}
     raises_from = "stablehlo.bitcast_convert"

@@ -26,6 +26,7 @@ from irax.core import callbacks
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.control_flow.scan import Scan
 from irax.dialect.regions import emit_region_op
@@ -40,6 +41,7 @@ VMAP_METHODS = ("sequential", "sequential_unrolled", "expand_dims", "broadcast_a
 
 class HostCallback(Op):
     """What the callback ops share: the table entry, the result types, the lowering."""
+    shard = classmethod(S.replicated)
 
     num_operands = None
     joins_trace = True

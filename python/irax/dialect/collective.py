@@ -38,6 +38,8 @@ class Collective(Op):
 
     num_operands = 1
     attributes = {"axis_name": A.Str}
+    no_rules = {"shard": "a collective names the axis of an enclosing map or shard_map, whose "
+                         "callee irax-partition does not enter"}
     #: the attribute that names a dimension of the operand (None: shape-preserving op)
     dim_attr: str | None = None
 

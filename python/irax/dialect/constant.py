@@ -13,6 +13,7 @@ from irax.core.abstract import ShapedArray
 from irax.core.shape_poly import is_static
 from irax.dialect import attrs as A
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 
 
@@ -26,6 +27,7 @@ class Constant(Op):
     """A literal tensor. Non-differentiable (a constant has no tangent)."""
 
     name = "irax.constant"
+    shard = classmethod(S.replicated)
     num_operands = 0
     attributes = {"value": A.Dense}
     differentiable = False
@@ -55,6 +57,7 @@ class Iota(Op):
     """Indices along one dimension of a new array (``lax.broadcasted_iota``)."""
 
     name = "irax.iota"
+    shard = classmethod(S.replicated)
     num_operands = 0
     attributes = {"shape": A.I64Array, "dtype": A.DType, "dimension": A.I64}
     differentiable = False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from irax.dialect import attrs as A
 from irax.dialect import mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.upstream import op_class
 
@@ -20,6 +21,7 @@ class Call(Op):
     """A call of a ``func.func`` of the same module; lowers to ``func.call``."""
 
     name = "irax.call"
+    shard = classmethod(S.replicated)
     attributes = {"callee": A.Symbol}
     infers_results = False
     plain_call = True
@@ -75,7 +77,8 @@ class Return(Op):
     differentiable = True
     terminator = True
     no_rules = {"jvp": "a terminator: the region's rule returns its operands' tangents",
-                "batch": "a terminator: the region's rule returns its batched operands"}
+                "batch": "a terminator: the region's rule returns its batched operands",
+                "shard": "a terminator: irax-partition returns its operands as the results"}
 
     @classmethod
     def infer(cls, *avals):

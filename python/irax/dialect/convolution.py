@@ -14,6 +14,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.shape import check_dims
 
@@ -58,6 +59,14 @@ class ConvGeneralDilated(Op):
     """
 
     name = "irax.conv_general_dilated"
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, lhs_spec, out_spec, batch_group_count,
+              **attrs):
+        """The input's batch dimension keeps its axes (data parallelism); the rest whole."""
+        dims = {lhs_spec[0]: out_spec[0]} if batch_group_count == 1 else {}
+        need, out = S.carry(specs[0], avals[0].ndim, outs[0].ndim, dims)
+        return S.ShardPlan([need, ()], [out])
     num_operands = 2
     attributes = {"window_strides": A.I64Array, "padding": A.I64Array,
                   "lhs_dilation": A.I64Array, "rhs_dilation": A.I64Array,

@@ -17,6 +17,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.folding import is_splat, producer, same_type
 
@@ -70,6 +71,7 @@ class _LoweringName:
 
 class ElementwiseUnary(Op):
     """``y = f(x)`` elementwise. Members set ``lowers_to`` and ``evaluate``."""
+    shard = classmethod(S.elementwise)
 
     num_operands = 1
     operand_kind: str = NUMBER
@@ -106,6 +108,7 @@ class ElementwiseUnary(Op):
 
 class ElementwiseBinary(Op):
     """``z = f(x, y)`` elementwise on operands of one shape and dtype."""
+    shard = classmethod(S.elementwise)
 
     num_operands = 2
     operand_kind: str = NUMBER
@@ -544,6 +547,7 @@ class Compare(Op):
     """
 
     name = "irax.compare"
+    shard = classmethod(S.elementwise)
     num_operands = 2
     attributes = {"direction": A.Str}
     differentiable = False
@@ -586,6 +590,7 @@ class Select(Op):
     """``%r = "irax.select"(%pred, %on_true, %on_false)``; pred is i1 of the same shape."""
 
     name = "irax.select"
+    shard = classmethod(S.elementwise)
     num_operands = 3
     raises_from = "stablehlo.select"
 
@@ -661,6 +666,7 @@ class Convert(Op):
     """
 
     name = "irax.convert"
+    shard = classmethod(S.elementwise)
     num_operands = 1
     attributes = {"new_dtype": A.DType, "weak_type": A.Bool}
     defaults = {"weak_type": False}

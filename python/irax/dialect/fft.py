@@ -25,6 +25,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Linear, Op, OpError
 from irax.dialect.upstream import UpstreamOp
 
@@ -96,6 +97,7 @@ class Fft(Linear, Op):
     """
 
     name = "irax.fft"
+    shard = classmethod(S.replicated)
     num_operands = 1
     attributes = {"fft_type": A.Str, "fft_lengths": A.I64Array}
     raises_from = "stablehlo.fft"

@@ -24,6 +24,7 @@ from irax.core.shape_poly import is_static
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.shape import check_dims, check_length, insert_at, like, shift_dims
 
@@ -50,6 +51,7 @@ class DynamicSlice(Op):
     """
 
     name = "irax.dynamic_slice"
+    shard = classmethod(S.replicated)
     num_operands = None
     attributes = {"slice_sizes": A.I64Array}
     raises_from = "stablehlo.dynamic_slice"
@@ -108,6 +110,7 @@ class DynamicUpdateSlice(Op):
     """
 
     name = "irax.dynamic_update_slice"
+    shard = classmethod(S.replicated)
     num_operands = None
     raises_from = "stablehlo.dynamic_update_slice"
 
@@ -181,6 +184,7 @@ class Gather(Op):
     """
 
     name = "irax.gather"
+    shard = classmethod(S.replicated)
     num_operands = 2
     attributes = {"offset_dims": A.I64Array, "collapsed_slice_dims": A.I64Array,
                   "start_index_map": A.I64Array, "slice_sizes": A.I64Array,

@@ -16,6 +16,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.dialect import attrs as A
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.elementwise import batch_elementwise
 
@@ -51,6 +52,7 @@ class ReducePrecision(Op):
     """StableHLO reduce_precision: round to ``exponent_bits``/``mantissa_bits`` and back."""
 
     name = "irax.reduce_precision"
+    shard = classmethod(S.elementwise)
     num_operands = 1
     attributes = {"exponent_bits": A.I64, "mantissa_bits": A.I64}
     raises_from = "stablehlo.reduce_precision"

@@ -13,7 +13,9 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError, weak_of
+from irax.dialect.collective import Psum
 from irax.dialect.shape import check_dims, shift_dims
 from irax.dialect.upstream import StableHLODot, op_class
 
@@ -184,6 +186,42 @@ class DotGeneral(Op):
                             rhs_contracting_dimensions=rc, lhs_batch_dimensions=l_batch,
                             rhs_batch_dimensions=r_batch)
         return [out], [at]
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, lhs_contracting_dimensions,
+              rhs_contracting_dimensions, lhs_batch_dimensions, rhs_batch_dimensions):
+        """Batch and free dimensions keep their axes; contracting dimensions split alike on
+        both sides leave partial sums, combined by a psum over those axes."""
+        lhs, rhs = S.pad(specs[0], avals[0].ndim), S.pad(specs[1], avals[1].ndim)
+        lb, rb = lhs_batch_dimensions, rhs_batch_dimensions
+        lc, rc = lhs_contracting_dimensions, rhs_contracting_dimensions
+        lf = [d for d in range(len(lhs)) if d not in lb and d not in lc]
+        rf = [d for d in range(len(rhs)) if d not in rb and d not in rc]
+        need_l, need_r = [()] * len(lhs), [()] * len(rhs)
+        used: set = set()
+
+        def take(*axes_options):
+            for axes in axes_options:
+                if axes and not used.intersection(axes):
+                    used.update(axes)
+                    return axes
+            return ()
+
+        batch = []
+        for i, j in zip(lb, rb):
+            need_l[i] = need_r[j] = take(lhs[i], rhs[j])
+            batch.append(need_l[i])
+        summed = []
+        for i, j in zip(lc, rc):
+            need_l[i] = need_r[j] = take(lhs[i], rhs[j])
+            summed += need_l[i]
+        for i in lf:
+            need_l[i] = take(lhs[i])
+        for j in rf:
+            need_r[j] = take(rhs[j])
+        out = tuple(batch) + tuple(need_l[i] for i in lf) + tuple(need_r[j] for j in rf)
+        return S.ShardPlan([tuple(need_l), tuple(need_r)], [out],
+                           [(Psum, tuple(summed)) if summed else None])
 
 
 def _around(dims, d):

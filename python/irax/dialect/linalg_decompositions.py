@@ -20,6 +20,7 @@ import numpy as np
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import linalg_kernels as K
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.linalg_arrays import I32, HloArrays, IrArrays, NumpyArrays
 
@@ -60,6 +61,7 @@ class Cholesky(Op):
     Derivative: JAX's (``L phi(L^-1 dA L^-H)``, ``dA`` taken as given, i.e. Hermitian)."""
 
     name = "irax.cholesky"
+    shard = classmethod(S.replicated)
     num_operands = 1
     hermitian_tangents = (0,)
 
@@ -129,6 +131,7 @@ class TriangularSolve(Op):
     rule for ``A`` (``-op(A)^-1 op(dA) X``)."""
 
     name = "irax.triangular_solve"
+    shard = classmethod(S.replicated)
     num_operands = 2
     attributes = {"left_side": A.Bool, "lower": A.Bool, "transpose_a": A.Bool,
                   "conjugate_a": A.Bool, "unit_diagonal": A.Bool}
@@ -250,6 +253,7 @@ class Lu(Op):
     integer results have none."""
 
     name = "irax.lu"
+    shard = classmethod(S.replicated)
     num_operands = 1
 
     @classmethod
@@ -317,6 +321,7 @@ class LuPivotsToPermutation(Op):
     """
 
     name = "irax.lu_pivots_to_permutation"
+    shard = classmethod(S.replicated)
     num_operands = 1
     attributes = {"permutation_size": A.I64}
     differentiable = False
@@ -376,6 +381,7 @@ class Qr(Op):
     Derivative: JAX's (thin, wide and full-matrices cases)."""
 
     name = "irax.qr"
+    shard = classmethod(S.replicated)
     num_operands = 1
     attributes = {"full_matrices": A.Bool}
     defaults = {"full_matrices": True}

@@ -20,6 +20,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import linalg_kernels as K
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.linalg_arrays import HloArrays, IrArrays, NumpyArrays
 
@@ -64,6 +65,7 @@ class Eigh(Op):
     Derivative: JAX's (distinct eigenvalues assumed), on the symmetrized operand."""
 
     name = "irax.eigh"
+    shard = classmethod(S.replicated)
     hermitian_tangents = (0,)
     num_operands = 1
     attributes = {"lower": A.Bool}
@@ -142,6 +144,7 @@ class Svd(Op):
     ``compute_uv=False`` too; not for full ``u``/``vh`` of non-square matrices (as JAX)."""
 
     name = "irax.svd"
+    shard = classmethod(S.replicated)
     num_operands = 1
     attributes = {"full_matrices": A.Bool, "compute_uv": A.Bool}
     defaults = {"full_matrices": True, "compute_uv": True}

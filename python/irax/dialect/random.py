@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core.abstract import ShapedArray
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.elementwise import batch_elementwise
 
@@ -70,6 +71,7 @@ class Threefry2x32(Op):
     results); batched like any elementwise op."""
 
     name = "irax.threefry2x32"
+    shard = classmethod(S.replicated)
     num_operands = 4
     differentiable = False
 

@@ -19,7 +19,9 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import REGISTRY, Op, OpError
+from irax.dialect.collective import Pmax, Pmin, Psum
 from irax.dialect.shape import check_dims, shift_dims
 
 # Operand kinds, checked by ``Reduction.infer``.
@@ -59,6 +61,9 @@ def _reduced(x: ShapedArray, axes) -> tuple[int, ...]:
 class Reduction(Op):
     """``y = combine over axes of x``. Members set ``combiner`` (the StableHLO op of the
     region), ``identity(dtype)`` (the init value), ``operand_kind`` and ``reduce_numpy``."""
+
+    #: a product or logical reduction needs its reduced dimensions whole
+    shard = classmethod(S.reducing(None))
 
     num_operands = 1
     attributes = {"axes": A.I64Array}
@@ -238,13 +243,14 @@ def _exclusive_cumprod(b, x):
 
 
 ReduceSum = _reduction("ReduceSum", "irax.reduce_sum", "stablehlo.add", lambda d: 0, _sum,
-                       NUMBER, jvp=classmethod(_sum_jvp), transpose=classmethod(_sum_transpose))
+                       NUMBER, jvp=classmethod(_sum_jvp), transpose=classmethod(_sum_transpose),
+                       shard=classmethod(S.reducing(Psum)))
 ReduceProd = _reduction("ReduceProd", "irax.reduce_prod", "stablehlo.multiply", lambda d: 1,
                         _prod, NUMBER, jvp=classmethod(_prod_jvp))
 ReduceMax = _reduction("ReduceMax", "irax.reduce_max", "stablehlo.maximum", _lowest, _max,
-                       ORDERED, jvp=classmethod(_chooser_jvp))
+                       ORDERED, jvp=classmethod(_chooser_jvp), shard=classmethod(S.reducing(Pmax)))
 ReduceMin = _reduction("ReduceMin", "irax.reduce_min", "stablehlo.minimum", _highest, _min,
-                       ORDERED, jvp=classmethod(_chooser_jvp))
+                       ORDERED, jvp=classmethod(_chooser_jvp), shard=classmethod(S.reducing(Pmin)))
 ReduceAnd = _reduction("ReduceAnd", "irax.reduce_and", "stablehlo.and", _all_ones, _and,
                        LOGICAL, differentiable=False)
 ReduceOr = _reduction("ReduceOr", "irax.reduce_or", "stablehlo.or", lambda d: 0, _or,
@@ -256,6 +262,9 @@ class ArgReduction(Op):
     """Index of the extreme element along ``axis``. NaN counts as the extreme value (the first
     NaN wins) and ties go to the first occurrence, as in JAX. Members set ``direction``
     ("GT" for argmax, "LT" for argmin) and ``pick_numpy``."""
+
+    shard = classmethod(S.keeping(lambda a, o, *, axis, index_dtype: {
+        d: d - (d > axis) for d in range(a.ndim) if d != axis}))
 
     num_operands = 1
     attributes = {"axis": A.I64, "index_dtype": A.DType}

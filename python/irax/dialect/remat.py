@@ -24,6 +24,7 @@ import ast
 from collections.abc import Callable
 
 from irax.dialect import attrs as A
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.elementwise import batch_elementwise
 from irax.dialect.linalg import DotGeneral
@@ -43,6 +44,7 @@ class CheckpointName(Op):
     """The identity, naming its value for checkpoint policies (``checkpoint_name``)."""
 
     name = "irax.checkpoint_name"
+    shard = classmethod(S.elementwise)
     num_operands = 1
     attributes = {"name": A.Str}
 

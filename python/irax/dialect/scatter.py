@@ -22,6 +22,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect import upstream as UP
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.elementwise import Max, Min, Mul
@@ -55,6 +56,7 @@ class ScatterAdd(Op):
     """
 
     name = "irax.scatter_add"
+    shard = classmethod(S.replicated)
     num_operands = 3
     attributes = {"update_window_dims": A.I64Array, "inserted_window_dims": A.I64Array,
                   "scatter_dims_to_operand_dims": A.I64Array, "index_vector_dim": A.I64,

@@ -22,6 +22,7 @@ from irax.core.shape_poly import is_static
 from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect import raising as R
+from irax.dialect import sharding as S
 from irax.dialect.base import Linear, Op, OpError, weak_of
 from irax.dialect.folding import same_type
 
@@ -65,6 +66,15 @@ class BroadcastInDim(Linear, Op):
     """
 
     name = "irax.broadcast_in_dim"
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, shape, broadcast_dimensions):
+        """Operand dimensions that are not expanded keep their axes; new ones are whole."""
+        x = avals[0]
+        dims = {i: d for i, d in enumerate(broadcast_dimensions) if x.shape[i] == shape[d]}
+        need, out = S.carry(specs[0], x.ndim, len(shape), dims)
+        return S.ShardPlan([need], [out], attrs=dict(
+            shape=mesh.local_shape(shape, out), broadcast_dimensions=broadcast_dimensions))
     num_operands = 1
     attributes = {"shape": A.I64Array, "broadcast_dimensions": A.I64Array}
     raises_from = "stablehlo.broadcast_in_dim"
@@ -161,6 +171,26 @@ class Reshape(Linear, Op):
     """
 
     name = "irax.reshape"
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, new_sizes):
+        """A split dimension keeps its axes on the result dimension that starts at the same
+        offset, when its blocks stay contiguous there: it is the major part of a merge, or
+        is split into a major part its devices divide."""
+        x = avals[0]
+        spec = S.pad(specs[0], x.ndim)
+        before_in = [math.prod(x.shape[:d]) for d in range(x.ndim)]
+        before_out = [math.prod(new_sizes[:e]) for e in range(len(new_sizes))]
+        dims = {}
+        for d, axes in enumerate(spec):
+            k = mesh.count(axes)
+            for e, n in enumerate(new_sizes):
+                if axes and before_out[e] == before_in[d] and n % k == 0 and \
+                        (x.shape[d] % n == 0 or n % x.shape[d] == 0) and n > 1:
+                    dims[d] = e
+                    break
+        need, out = S.carry(spec, x.ndim, len(new_sizes), dims)
+        return S.ShardPlan([need], [out], attrs=dict(new_sizes=mesh.local_shape(new_sizes, out)))
     num_operands = 1
     attributes = {"new_sizes": A.I64Array}
     raises_from = "stablehlo.reshape"
@@ -215,6 +245,9 @@ class Transpose(Linear, Op):
     """
 
     name = "irax.transpose"
+
+    shard = classmethod(S.keeping(lambda a, o, *, permutation: {
+        p: i for i, p in enumerate(permutation)}))
     num_operands = 1
     attributes = {"permutation": A.I64Array}
     raises_from = "stablehlo.transpose"
@@ -267,6 +300,18 @@ class Slice(Linear, Op):
     """
 
     name = "irax.slice"
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, start_indices, limit_indices, strides):
+        """Dimensions taken whole keep their axes."""
+        x = avals[0]
+        keep = [d for d in range(x.ndim) if start_indices[d] == 0 and strides[d] == 1
+                and limit_indices[d] == x.shape[d]]
+        need, out = S.carry(specs[0], x.ndim, x.ndim, {d: d for d in keep})
+        local = mesh.local_shape(x.shape, need)
+        limits = tuple(local[d] if d in keep else n for d, n in enumerate(limit_indices))
+        return S.ShardPlan([need], [out], attrs=dict(
+            start_indices=start_indices, limit_indices=limits, strides=strides))
     num_operands = 1
     attributes = {"start_indices": A.I64Array, "limit_indices": A.I64Array,
                   "strides": A.I64Array}
@@ -332,6 +377,14 @@ class Concatenate(Linear, Op):
     """
 
     name = "irax.concatenate"
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, dimension):
+        """Every operand shares one sharding; the joined dimension is whole."""
+        rank = outs[0].ndim
+        spec = list(S.merge([S.pad(s, rank) for s in specs], rank))
+        spec[dimension] = ()
+        return S.ShardPlan([tuple(spec)] * len(avals), [tuple(spec)])
     num_operands = None
     attributes = {"dimension": A.I64}
     raises_from = "stablehlo.concatenate"
@@ -397,6 +450,11 @@ class Pad(Linear, Op):
     """
 
     name = "irax.pad"
+
+    shard = classmethod(S.untouched(lambda a, *, edge_padding_low, edge_padding_high,
+                                    interior_padding: [
+        d for d in range(a.ndim)
+        if not (edge_padding_low[d] or edge_padding_high[d] or interior_padding[d])]))
     num_operands = 2
     attributes = {"edge_padding_low": A.I64Array, "edge_padding_high": A.I64Array,
                   "interior_padding": A.I64Array}
@@ -497,6 +555,9 @@ class Reverse(Linear, Op):
     """
 
     name = "irax.reverse"
+
+    shard = classmethod(S.untouched(lambda a, *, dimensions: [
+        d for d in range(a.ndim) if d not in dimensions]))
     num_operands = 1
     attributes = {"dimensions": A.I64Array}
     raises_from = "stablehlo.reverse"
@@ -537,6 +598,7 @@ class DimensionSize(Op):
     """
 
     name = "irax.dimension_size"
+    shard = classmethod(S.replicated)
     num_operands = 1
     attributes = {"dimension": A.I64, "dtype": A.DType}
     differentiable = False

@@ -22,6 +22,7 @@ import numpy as np
 
 from irax.dialect import attrs as A
 from irax.dialect import funcs
+from irax.dialect import sharding as S
 from irax.dialect.autodiff import tape_vjp
 from irax.dialect.base import Linear, Op, OpError
 from irax.dialect.vectorize import MapOp
@@ -35,7 +36,8 @@ class Pmap(MapOp):
     expanded_by = "irax-shard"
     #: outer transformations go through it with its own rules instead of expanding it
     keeps_own_rules = True
-    no_rules = {}
+    no_rules = {"shard": "a map over devices is already partitioned: irax-partition refuses "
+                         "one inside a partitioned function"}
 
     @classmethod
     def result_avals(cls, ins, outs, *, devices, axis_size, **attrs):
@@ -204,6 +206,8 @@ class Transfer(Linear, Op):
 
     name = "irax.transfer"
     num_operands = 1
+    #: an identity on values: in a partitioned function each device moves its block
+    shard = classmethod(S.elementwise)
     attributes = {"device": A.I64}
 
     @classmethod

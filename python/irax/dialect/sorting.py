@@ -20,6 +20,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 
 #: the attribute of a lowered ``stablehlo.sort`` saying how many leading operands are keys
@@ -44,6 +45,14 @@ class Sort(Op):
     2**15``, ``n`` the sorted length: IREE's sort takes time quadratic in ``n``)."""
 
     name = "irax.sort"
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, *, dimension, is_stable, num_keys):
+        """Every operand shares one sharding; the sorted dimension is whole."""
+        rank = avals[0].ndim
+        spec = list(S.merge([S.pad(s, rank) for s in specs], rank))
+        spec[dimension] = ()
+        return S.ShardPlan([tuple(spec)] * len(avals), [tuple(spec)] * len(outs))
     attributes = {"dimension": A.I64, "is_stable": A.Bool, "num_keys": A.I64}
     defaults = {"num_keys": 1}
 

@@ -76,8 +76,9 @@ class TransformOp(Op):
         (``dialect.rules.TransformContext``); returns its symbol name."""
         raise NotImplementedError
 
-    no_rules = {rule: "expanded before any other transformation's rules run"
-                for rule in ("jvp", "batch")}
+    no_rules = {**{rule: "expanded before any other transformation's rules run"
+                   for rule in ("jvp", "batch")},
+                "shard": "expanded before irax-partition runs"}
 
 
 def fmt_avals(avals) -> str:

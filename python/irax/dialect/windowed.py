@@ -22,6 +22,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import sharding as S
 from irax.dialect.base import Linear, Op, OpError
 from irax.dialect.reduction import _highest, _lowest
 
@@ -93,6 +94,7 @@ class WindowReduction(Op):
     only max and min accept), ``identity(dtype)`` (the init and padding value) and
     ``combine_numpy``. Operands are real: ``lax.reduce_window`` sums complex numbers as
     two real window sums (IREE 3.13 crashes compiling a padded complex reduce_window)."""
+    shard = classmethod(S.replicated)
 
     num_operands = 1
     attributes = {key: A.I64Array for key in WINDOW_ATTRS}

@@ -27,7 +27,7 @@ from irax.frontend.compile import clone_module, module_at_stage
 from irax.lowering.stablehlo import num_devices
 from irax.passes import run_pipeline
 from irax.runtime.compiler import CUDA_IN_IR, Target, compile_module, compiler_version
-from irax.transforms.jit import JitFunction
+from irax.transforms.jit import JitFunction, LaidOutJit
 
 __all__ = ["Exported", "Loaded", "export", "export_module", "deserialize", "targets",
            "symbolic_shape"]
@@ -156,7 +156,9 @@ def export(fun, *, targets=None, platforms=None):
     ``platforms=["cpu"]`` as in JAX)."""
     api = "irax.export.export"
     names = _target_names(targets, platforms, api)
-    jitted = fun if isinstance(fun, JitFunction) else JitFunction(fun)
+    # a jit with shardings exports its partitioned program
+    jitted = fun._jitted if isinstance(fun, LaidOutJit) else \
+        fun if isinstance(fun, JitFunction) else JitFunction(fun)
 
     def do(*args, **kwargs) -> Exported:
         lowered = jitted.lower(*args, **kwargs)

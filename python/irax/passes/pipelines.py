@@ -13,14 +13,15 @@ PIPELINES: dict[str, str] = {
     # what an eager transformation (grad outside jit) runs before the interpreter
     "irax-eager": "irax-expand-transforms, irax-shard",
     # the traced module to portable StableHLO
-    "irax-to-stablehlo": "irax-expand-transforms, irax-shard, irax-hoist-scan-inputs, "
-                         "irax-dce, irax-symbol-dce, irax-lower-to-stablehlo",
+    "irax-to-stablehlo": "irax-expand-transforms, irax-partition, irax-shard, "
+                         "irax-hoist-scan-inputs, irax-dce, irax-symbol-dce, "
+                         "irax-lower-to-stablehlo",
     # what jit hands to IREE; without source locations, so that the compile cache does not
     # depend on line numbers (the "stablehlo" stage keeps them)
     "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, strip-debuginfo",
     # irax-opt's full pipeline: verified, expanded, simplified and lowered
-    "irax-default": "irax-verify, irax-expand-transforms, irax-shard, irax-inline, "
-                    "irax-simplify, irax-lower-to-stablehlo",
+    "irax-default": "irax-verify, irax-expand-transforms, irax-partition, irax-shard, "
+                    "irax-inline, irax-simplify, irax-lower-to-stablehlo",
 }
 
 #: ``jit(f).lower(x).as_text(stage)``: stage -> the pipeline that makes it from the traced
@@ -28,9 +29,9 @@ PIPELINES: dict[str, str] = {
 #: "stablehlo" is portable StableHLO; "iree" is what jit compiles.
 STAGES: dict[str, str] = {
     "irax": "",
-    "expanded": "irax-expand-transforms, irax-shard, irax-symbol-dce",
-    "simplified": "irax-expand-transforms, irax-shard, irax-symbol-dce, irax-inline, "
-                  "irax-simplify",
+    "expanded": "irax-expand-transforms, irax-partition, irax-shard, irax-symbol-dce",
+    "simplified": "irax-expand-transforms, irax-partition, irax-shard, irax-symbol-dce, "
+                  "irax-inline, irax-simplify",
     "stablehlo": "irax-to-stablehlo",
     "iree": "irax-jit",
 }

@@ -20,6 +20,8 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
+from irax.dialect.sharding import Mesh as IRMesh
+from irax.dialect.sharding import ShardingConstraint, trim
 from irax.frontend import debug_nans, program_cache, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
@@ -30,7 +32,7 @@ from irax.frontend.compile import (
     module_at_stage,
 )
 from irax.frontend.eager import concrete_value
-from irax.frontend.trace import Trace, current_trace, mark_donated
+from irax.frontend.trace import Trace, bind, current_trace, mark_donated, mark_shardings
 from irax.frontend.tracer import Tracer
 from irax.passes import pipelines
 from irax.runtime import compiler, devices
@@ -145,6 +147,8 @@ class JitFunction:
         self._runs_itself = getattr(fun, "_irax_runs_itself", False) and not (
             self.static_argnums or self.static_argnames or self.donate_argnums or
             self.donate_argnames or device is not None or backend is not None)
+        #: the ``LaidOutJit`` whose shardings partition the traced program (None: none)
+        self._layout = None
         functools.update_wrapper(self, fun, updated=())
 
     # ---- signature handling -----------------------------------------------------------
@@ -229,6 +233,8 @@ class JitFunction:
             entry.trace_module = t.module
         entry.donated = self._donated_leaves(args, kwargs, treedef)
         mark_donated(entry.trace_module, entry.donated)
+        if self._layout is not None:
+            self._layout.annotate(entry.trace_module, args, out)
         return entry
 
     def _donated_leaves(self, args, kwargs, treedef) -> tuple[int, ...]:
@@ -538,11 +544,14 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
 
 class LaidOutJit:
     """A jitted function whose arguments and results are laid out by shardings (``jit``
-    with ``in_shardings``/``out_shardings``); everything else is its ``JitFunction``'s."""
+    with ``in_shardings``/``out_shardings``); everything else is its ``JitFunction``'s.
+    ``NamedSharding``s over a mesh of several devices also partition the program
+    (``irax-partition``): it runs on the mesh's devices, each on its blocks."""
 
     def __init__(self, jitted: JitFunction, in_shardings, out_shardings):
         self._jitted = jitted
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
+        jitted._layout = self
         functools.update_wrapper(self, jitted.fun, updated=())
 
     def __getattr__(self, name):
@@ -558,7 +567,7 @@ class LaidOutJit:
             out = lay_out(out, self.out_shardings, "jit out_shardings", "outputs")
         return out
 
-    def _place_args(self, args):
+    def _arg_specs(self, args) -> list:
         static = self._jitted.static_argnums
         dyn = [i for i in range(len(args)) if i not in static]
         specs = self.in_shardings
@@ -569,29 +578,79 @@ class LaidOutJit:
                              f"per positional argument: the function takes {len(dyn)} "
                              f"positional arguments, but in_shardings has "
                              f"{len(specs) if isinstance(specs, (tuple, list)) else 1}")
+        return list(zip(dyn, specs))
+
+    def _place_args(self, args):
         placed = list(args)
-        for i, spec in zip(dyn, specs):
+        for i, spec in self._arg_specs(args):
             placed[i] = lay_out(args[i], spec, "jit in_shardings", f"args[{i}]")
         return tuple(placed)
+
+    def annotate(self, module, args, out) -> None:
+        """Marks the traced ``module`` with the mesh and the shardings of its arguments
+        and results, when they name a mesh of several devices."""
+        ins = []
+        if self.in_shardings is not None:
+            for i, spec in self._arg_specs(args):
+                ins += _placements(args[i], spec, "jit in_shardings", f"args[{i}]")
+        else:
+            ins = [None] * len(tree_util.tree_leaves(
+                [a for i, a in enumerate(args) if i not in self._jitted.static_argnums]))
+        outs = [None] * len(tree_util.tree_leaves(out)) if self.out_shardings is None else \
+            _placements(out, self.out_shardings, "jit out_shardings", "outputs")
+        for (path, leaf), s in zip(tree_util.tree_flatten_with_path(out)[0], outs):
+            if isinstance(s, mesh_lib.NamedSharding):   # JAX's errors before the partitioner's
+                mesh_lib.check_shape(s, np.shape(leaf) if not isinstance(leaf, Tracer) else
+                                     leaf.aval.shape, f"outputs{tree_util.keystr(path)}",
+                                     "jit out_shardings")
+        named = [s for s in ins + outs if isinstance(s, mesh_lib.NamedSharding)]
+        if not named or named[0].mesh.size == 1:
+            return
+        mesh = named[0].mesh
+        for s in named[1:]:
+            if s.mesh != mesh:
+                raise ValueError(f"jit of {_fun_name(self._jitted.fun)}: in_shardings and "
+                                 f"out_shardings must use one mesh, got {mesh} and {s.mesh}")
+
+        def spec(s):
+            return sharding_spec(s) if isinstance(s, mesh_lib.NamedSharding) else None
+        mark_shardings(module, ir_mesh(mesh), [spec(s) for s in ins], [spec(s) for s in outs])
+
+
+def ir_mesh(mesh) -> IRMesh:
+    """The IR form of a ``Mesh``: axis names, sizes, device ids."""
+    return IRMesh(tuple(mesh.axis_names), tuple(mesh.axis_sizes),
+                  tuple(d.id for d in mesh.devices.flat))
+
+
+def sharding_spec(sharding) -> tuple:
+    """The IR form of a ``NamedSharding``'s spec: the mesh axes of each dimension."""
+    spec = sharding.spec
+    return trim(tuple(spec.axes_of(d) for d in range(len(spec))))
+
+
+def _placements(x, shardings, api: str, what: str) -> list:
+    """One placement per leaf of ``x`` from the prefix pytree ``shardings``."""
+    if _is_placement(shardings):
+        return [shardings] * len(tree_util.tree_leaves(x))
+    is_leaf = lambda s: s is None or _is_placement(s)  # noqa: E731
+    treedef = tree_util.tree_structure(shardings, is_leaf=is_leaf)
+    try:
+        subtrees = treedef.flatten_up_to(x)
+    except ValueError:
+        raise ValueError(f"{api}: the shardings for {what} must be a pytree prefix of "
+                         f"{tree_util.tree_structure(x)}, got {treedef}") from None
+    places = []
+    for s, sub in zip(tree_util.tree_leaves(shardings, is_leaf=is_leaf), subtrees):
+        places += [s] * len(tree_util.tree_leaves(sub))
+    return places
 
 
 def lay_out(x, shardings, api: str, what: str):
     """``x`` put as ``shardings`` (a prefix pytree; None leaves a leaf where it is)."""
     if shardings is None:
         return x
-    if _is_placement(shardings):
-        places = [shardings] * len(tree_util.tree_leaves(x))
-    else:
-        is_leaf = lambda s: s is None or _is_placement(s)  # noqa: E731
-        treedef = tree_util.tree_structure(shardings, is_leaf=is_leaf)
-        try:
-            subtrees = treedef.flatten_up_to(x)
-        except ValueError:
-            raise ValueError(f"{api}: the shardings for {what} must be a pytree prefix of "
-                             f"{tree_util.tree_structure(x)}, got {treedef}") from None
-        places = []
-        for s, sub in zip(tree_util.tree_leaves(shardings, is_leaf=is_leaf), subtrees):
-            places += [s] * len(tree_util.tree_leaves(sub))
+    places = _placements(x, shardings, api, what)
     leaves, tree = tree_util.tree_flatten(x)
     paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(x)[0]]
     return tree_util.tree_unflatten(tree, [
@@ -658,9 +717,13 @@ def _put(leaf, device, what: str = "", api: str = "device_put"):
             raise ValueError(f"{api}: a PartitionSpec ({device}) needs a mesh: use "
                              "NamedSharding(mesh, spec) or irax.set_mesh(mesh)")
         device = mesh_lib.NamedSharding(mesh, device)
-    if isinstance(leaf, Tracer):   # a layout inside a trace: checked, values unchanged
+    if isinstance(leaf, Tracer):   # a layout inside a trace: a constraint for irax-partition
         if isinstance(device, mesh_lib.NamedSharding):
             mesh_lib.check_shape(device, leaf.aval.shape, what, api)
+            if device.mesh.size > 1:
+                m = ir_mesh(device.mesh)
+                return bind(ShardingConstraint, leaf, sharding=sharding_spec(device),
+                            mesh_axes=m.axes, mesh_shape=m.shape, devices=m.devices)
         return leaf
     if isinstance(device, mesh_lib.SingleDeviceSharding):
         device = device._device

@@ -14,6 +14,7 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import is_return
@@ -28,6 +29,7 @@ class RegionOp(Op):
     ``evaluate_regions``, checked with ``verify_regions`` and lowered with
     ``lower_regions(lb, op, attrs)`` (``lb`` positioned before the op) instead of the
     per-op rules."""
+    shard = classmethod(S.replicated)
 
     region_op = True
 

@@ -1,0 +1,314 @@
+"""The SPMD partitioner behind ``irax-partition``: a function with a mesh and shardings
+becomes one ``irax.shard_map`` over a per-device function with explicit collectives.
+
+The function names its mesh (``irax.mesh``) and shardings on its arguments and results
+(``irax.sharding``); ``irax.sharding_constraint`` ops inside it pin values (the mesh may
+also come from them alone). Shardings propagate forward, op by op, through each op
+class's ``shard`` rule (``dialect/sharding.py``): the rule says which sharding each
+operand needs and what the results get; the partitioner moves data where an operand's
+sharding differs (``irax.all_gather`` to join blocks, a ``dynamic_slice`` at the
+device's ``axis_index`` to cut them), emits the op on the device's blocks and completes
+partial results with ``irax.psum`` / ``pmax`` / ``pmin``. Plain calls are partitioned
+through (inlined); ops without a partitioned form run whole on every device.
+
+Before:
+    func.func @main(%x: tensor<8x4xf32> {irax.sharding = [["x"]]}, %w: tensor<4x2xf32>)
+        -> tensor<2xf32> attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>,
+                                                  shape = array<i64: 2>}} {
+      %0 = "irax.dot_general"(%x, %w) {lhs_contracting_dimensions = array<i64: 1>, ...}
+      %1 = "irax.reduce_sum"(%0) {axes = array<i64: 0>}
+      return %1
+After:
+    func.func @main(%x: tensor<8x4xf32>, %w: tensor<4x2xf32>) -> tensor<2xf32> {
+      %b = "irax.reshape"(%x) {new_sizes = array<i64: 2, 4, 4>}     // the devices' blocks
+      %r = "irax.shard_map"(%b, %w) {callee = @main_spmd, in_axes = array<i64: 0, -1>, ...}
+      ... the first device's (replicated) result
+    func.func private @main_spmd(%x: tensor<4x4xf32>, %w: tensor<4x2xf32>) -> tensor<2xf32> {
+      %0 = "irax.dot_general"(%x, %w) ...            // 4x2 rows of this device
+      %1 = "irax.reduce_sum"(%0) {axes = array<i64: 0>}
+      %2 = "irax.psum"(%1) {axis_name = "x"}         // partial sums combined
+      return %2
+"""
+
+from __future__ import annotations
+
+from irax.core.errors import IRError
+from irax.dialect import attrs as A
+from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
+from irax.dialect.base import OpError, lookup
+from irax.dialect.builder import IRBuilder
+from irax.dialect.control import is_plain_call, is_return
+from irax.dialect.shard import ShardMap
+
+MESH_ATTR = "irax.mesh"
+SHARDING_ATTR = "irax.sharding"
+
+
+def partition_module(module) -> None:
+    """Partitions every public function that names a mesh (or holds a sharding
+    constraint)."""
+    for fn in list(module.body.operations):
+        if fn.operation.name != "func.func" or not funcs.is_public(fn):
+            continue
+        mesh = _mesh_of(module, fn)
+        if mesh is not None:
+            partition_function(module, fn, mesh)
+
+
+def _mesh_of(module, fn) -> S.Mesh | None:
+    meshes = []
+    if MESH_ATTR in fn.attributes:
+        meshes.append(S.Mesh.decode(fn.attributes[MESH_ATTR]))
+    for op in _constraints(module, fn.regions[0].blocks[0], set()):
+        m = S.Mesh.of_constraint(S.ShardingConstraint.decode_attrs(op))
+        if m.size > 1:   # on one device a constraint changes nothing
+            meshes.append(m)
+    for m in meshes[1:]:
+        if m != meshes[0]:
+            raise IRError(f"{fn.location}: error: irax-partition: expected one mesh in "
+                          f"@{funcs.symbol_name(fn)}, but got {_show(meshes[0])} and "
+                          f"{_show(m)}")
+    return meshes[0] if meshes else None
+
+
+def _show(mesh: S.Mesh) -> str:
+    return (f"mesh {dict(zip(mesh.axes, mesh.shape))} on devices "
+            f"{list(mesh.devices)}")
+
+
+def _constraints(module, block, seen: set):
+    for op in block.operations:
+        if lookup(op.name) is S.ShardingConstraint:
+            yield op
+        elif is_plain_call(op):
+            body = funcs.callee_body(op, module)
+            if body is not None and id(body) not in seen:
+                seen.add(id(body))
+                yield from _constraints(module, body, seen)
+
+
+def _specs(fn, key: str, avals) -> list:
+    """The ``irax.sharding`` of each argument (``arg_attrs``) or result (``res_attrs``);
+    None where there is none."""
+    out = [None] * len(avals)
+    if key not in fn.attributes:
+        return out
+    ir = mlir.ir()
+    for i, d in enumerate(ir.ArrayAttr(fn.attributes[key])):
+        d = ir.DictAttr(d)
+        if SHARDING_ATTR in d:
+            out[i] = S.pad(A.Sharding.decode(d[SHARDING_ATTR]), avals[i].ndim)
+    return out
+
+
+def _drop_annotations(fn) -> None:
+    ir = mlir.ir()
+    for key in ("arg_attrs", "res_attrs"):
+        if key not in fn.attributes:
+            continue
+        kept = [ir.DictAttr.get({a.name: a.attr for a in ir.DictAttr(d)
+                                 if a.name != SHARDING_ATTR}, context=mlir.context())
+                for d in ir.ArrayAttr(fn.attributes[key])]
+        fn.attributes[key] = ir.ArrayAttr.get(kept, context=mlir.context())
+    if MESH_ATTR in fn.attributes:
+        del fn.attributes[MESH_ATTR]
+
+
+def partition_function(module, fn, mesh: S.Mesh) -> str:
+    """Rewrites ``fn`` into a shard_map of a generated per-device function, whose name it
+    returns."""
+    name = funcs.symbol_name(fn)
+    ins, outs = funcs.signature(fn)
+    in_specs = [s if s is not None else S.pad((), a.ndim)
+                for s, a in zip(_specs(fn, "arg_attrs", ins), ins)]
+    out_specs = _specs(fn, "res_attrs", outs)
+    for i, (spec, a) in enumerate(zip(in_specs, ins)):
+        _check(fn, mesh, spec, a, f"argument {i}")
+    for i, (spec, a) in enumerate(zip(out_specs, outs)):
+        if spec is not None:
+            _check(fn, mesh, spec, a, f"result {i}")
+    local_in = [a.update(shape=mesh.local_shape(a.shape, s)) for a, s in zip(ins, in_specs)]
+    spmd = funcs.unique_name(module, f"{name}_spmd")
+    new_fn, block = funcs.create_function(module, spmd, local_in)
+    b = IRBuilder.at_end(block)
+    body = fn.regions[0].blocks[0]
+    env = {old: (new, spec) for old, new, spec in zip(body.arguments, block.arguments,
+                                                        in_specs)}
+    results = _partition_block(module, b, mesh, body, env)
+    final, final_specs = [], []
+    for (v, spec), want in zip(results, out_specs):
+        want = spec if want is None else want
+        final.append(reshard(b, v, spec, want, mesh))
+        final_specs.append(want)
+    funcs.finish_function(new_fn, block, final)
+    _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, final_specs)
+    _drop_annotations(fn)
+    return spmd
+
+
+def _check(fn, mesh, spec, aval, what: str) -> None:
+    try:
+        mesh.check(spec, aval, what)
+    except OpError as e:
+        raise IRError(f"{fn.location}: error: irax-partition: @{funcs.symbol_name(fn)}: "
+                      f"{e}") from None
+
+
+def _partition_block(module, b, mesh, block, env) -> list:
+    """Emits the per-device form of ``block``'s ops; ``env`` maps each value to its
+    per-device value and sharding. Returns the (value, sharding) of the block's results."""
+    for op in block.operations:
+        if is_return(op):
+            return [env[v] for v in op.operands]
+        if is_plain_call(op):
+            callee = funcs.callee_body(op, module)
+            inner = dict(zip(callee.arguments, [env[v] for v in op.operands]))
+            env.update(zip(op.results, _partition_block(module, b, mesh, callee, inner)))
+            continue
+        cls = lookup(op.name)
+        if cls is None or cls.shard is None:
+            why = cls.no_rules.get("shard", "") if cls is not None else "not an irax op"
+            raise IRError(f"{op.location}: error: '{op.name}' op cannot be partitioned: {why}")
+        avals = [mlir.aval_of(v) for v in op.operands]
+        if cls.shard.__func__ is S.replicated:   # attributes left unread: cloned natively
+            plan = S.replicated(cls, [], avals, list(op.results), mesh)
+            attrs = None
+        else:
+            attrs = cls.decode_attrs(op)
+            if cls is S.ShardingConstraint and S.Mesh.of_constraint(attrs) != mesh:
+                env[op.results[0]] = env[op.operands[0]]   # a one-device mesh: no constraint
+                continue
+            try:
+                plan = cls.shard([env[v][1] for v in op.operands], avals,
+                                 [mlir.aval_of(r) for r in op.results], mesh, **attrs)
+            except OpError as e:
+                raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
+        local = [reshard(b, env[v][0], env[v][1], need, mesh)
+                 for v, need in zip(op.operands, plan.operands)]
+        if cls is S.ShardingConstraint:   # done: its operand now has its sharding
+            outs = local
+        elif attrs is None:
+            outs = list(funcs.clone_op(op, local, b.ip).results)
+        else:
+            outs = b.emit(cls, local, **(plan.attrs if plan.attrs is not None else attrs))[0]
+        for j, (v, spec) in enumerate(zip(outs, plan.results)):
+            reduce = plan.reduce[j] if j < len(plan.reduce) else None
+            if reduce is not None:
+                collective, axes = reduce
+                for a in axes:
+                    v = b.emit(collective, [v], axis_name=a)[0][0]
+            env[op.results[j]] = (v, S.pad(spec, mlir.aval_of(op.results[j]).ndim))
+    raise IRError("irax-partition: a block without a terminator")
+
+
+def reshard(b, v, have, want, mesh):
+    """``v`` (this device's block under sharding ``have``) as its block under ``want``:
+    dimensions losing axes are gathered first (``irax.all_gather``, innermost axis first),
+    then dimensions gaining axes are cut at this device's position."""
+    rank = b.aval(v).ndim
+    have, want = S.pad(have, rank), S.pad(want, rank)
+    changed = [d for d in range(rank) if have[d] != want[d]]
+    for d in changed:
+        for a in reversed(have[d]):
+            v = b.all_gather(v, axis_name=a, axis=d, tiled=True,
+                             axis_size=mesh.shape[mesh.axes.index(a)])
+    for d in changed:
+        if want[d]:
+            v = _cut(b, v, d, want[d], mesh)
+    return v
+
+
+def _cut(b, v, d: int, axes, mesh):
+    """This device's block of ``v`` along dimension ``d`` split over ``axes``."""
+    a = b.aval(v)
+    size = a.shape[d] // mesh.count(axes)
+    index, stride = None, 1
+    for axis in reversed(axes):
+        term = b.axis_index(axis_name=axis)
+        if stride != 1:
+            term = b.mul(term, b.constant(stride, "int32"))
+        index = term if index is None else b.add(index, term)
+        stride *= mesh.shape[mesh.axes.index(axis)]
+    start = b.mul(index, b.constant(size, "int32"))
+    zero = b.constant(0, "int32")
+    starts = [start if e == d else zero for e in range(a.ndim)]
+    sizes = tuple(size if e == d else n for e, n in enumerate(a.shape))
+    return b.dynamic_slice(v, *starts, slice_sizes=sizes)
+
+
+def _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, out_specs) -> None:
+    """Replaces ``fn``'s body with: its arguments cut into the devices' blocks, the
+    shard_map of ``spmd``, the global results joined from the blocks."""
+    for op in reversed(list(body.operations)):
+        op.erase()
+    b = IRBuilder.at_end(body)
+    n = mesh.size
+    stacked, in_axes = [], []
+    for x, a, spec in zip(body.arguments, ins, in_specs):
+        v, ax = _to_blocks(b, x, a, spec, mesh)
+        stacked.append(v)
+        in_axes.append(ax)
+    local_out = [a.update(shape=mesh.local_shape(a.shape, s)) for a, s in zip(outs, out_specs)]
+    res = b.emit(ShardMap, stacked, result_avals=[a.insert_axis(0, n) for a in local_out],
+                 callee=spmd, in_axes=tuple(in_axes), out_axes=(0,) * len(outs),
+                 axis_size=n, axis_name="", devices=tuple(mesh.devices),
+                 mesh_axes=tuple(mesh.axes), mesh_shape=tuple(mesh.shape))[0]
+    results = [_from_blocks(b, y, a, spec, mesh) for y, a, spec in zip(res, local_out, out_specs)]
+    ir = mlir.ir()
+    with mlir.unknown_loc():
+        ir.Operation.create("func.return", operands=results, ip=ir.InsertionPoint(body))
+
+
+def _to_blocks(b, x, aval, spec, mesh):
+    """``x`` as every device's block stacked along a new leading axis, in mesh order
+    (``(x, -1)`` when no mesh axis splits it)."""
+    names = mesh.axes
+    split, pos, block = [], {}, []
+    for d, n in enumerate(aval.shape):
+        for a in spec[d]:
+            pos[a] = len(split)
+            split.append(mesh.shape[names.index(a)])
+        block.append(n // mesh.count(spec[d]))
+        split.append(block[-1])
+    if not pos:
+        return x, -1
+    used = [a for a in names if a in pos]
+    rest = [i for i in range(len(split)) if i not in pos.values()]
+    v = b.reshape(x, new_sizes=tuple(split))
+    perm = tuple(pos[a] for a in used) + tuple(rest)
+    if perm != tuple(range(len(perm))):
+        v = b.transpose(v, permutation=perm)
+    if len(used) < len(names):   # copies along the axes the sharding leaves out
+        dims = tuple(names.index(a) for a in used) + \
+            tuple(range(len(names), len(names) + len(block)))
+        v = b.broadcast_in_dim(v, shape=tuple(mesh.shape) + tuple(block),
+                               broadcast_dimensions=dims)
+    return _reshape(b, v, (mesh.size, *block)), 0
+
+
+def _from_blocks(b, y, block_aval, spec, mesh):
+    """The global array of the devices' blocks ``y`` (stacked along axis 0); along a mesh
+    axis the sharding leaves out, the first device's block (they are equal)."""
+    names, sizes = mesh.axes, tuple(mesh.shape)
+    block = block_aval.shape
+    v = _reshape(b, y, sizes + block)
+    named = set(S.axes_of(spec))
+    kept = [a for a in names if a in named]
+    if len(kept) < len(names):
+        limit = tuple(s if a in named else 1 for a, s in zip(names, sizes)) + block
+        v = b.slice(v, start_indices=(0,) * len(limit), limit_indices=limit,
+                    strides=(1,) * len(limit))
+        v = _reshape(b, v, tuple(sizes[names.index(a)] for a in kept) + block)
+    perm, shape = [], []
+    for d in range(len(block)):
+        perm += [kept.index(a) for a in spec[d]]
+        perm.append(len(kept) + d)
+        shape.append(block[d] * mesh.count(spec[d]))
+    if tuple(perm) != tuple(range(len(perm))):
+        v = b.transpose(v, permutation=tuple(perm))
+    return _reshape(b, v, tuple(shape))
+
+
+def _reshape(b, v, sizes):
+    return v if b.aval(v).shape == tuple(sizes) else b.reshape(v, new_sizes=tuple(sizes))

@@ -1,0 +1,90 @@
+// RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-partition)' | filecheck %s
+
+// irax-partition turns a function with a mesh and shardings into a shard_map of a
+// per-device function: each op is emitted on the device's blocks by its sharding rule,
+// with the collectives that moving between shardings and completing partial results need.
+
+// Elementwise ops and a contraction over a split dimension: the per-device dot sums this
+// device's rows only, a psum over "x" completes it.
+// CHECK-LABEL: func.func @contract
+// CHECK: %[[B:.*]] = "irax.reshape"(%arg0) {new_sizes = array<i64: 2, 4, 3>}
+// CHECK: "irax.shard_map"(%[[B]], %arg1) {{{.*}}callee = @contract_spmd{{.*}}in_axes = array<i64: 0, -1>{{.*}}mesh_axes = ["x"]
+// CHECK-LABEL: func.func private @contract_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>, %[[W:.*]]: tensor<3x2xf32>) -> tensor<3x2xf32>
+// CHECK: %[[T:.*]] = "irax.tanh"(%[[X]]) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+// CHECK: %[[H:.*]] = "irax.dot_general"(%[[T]], %[[X]]) {{.*}} : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<3x3xf32>
+// CHECK: %[[S:.*]] = "irax.psum"(%[[H]]) {axis_name = "x"}
+// CHECK: %[[O:.*]] = "irax.dot_general"(%[[S]], %[[W]])
+// CHECK: return %[[O]] : tensor<3x2xf32>
+func.func @contract(%x: tensor<8x3xf32> {irax.sharding = [["x"]]}, %w: tensor<3x2xf32>) -> tensor<3x2xf32>
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %t = "irax.tanh"(%x) : (tensor<8x3xf32>) -> tensor<8x3xf32>
+  %h = "irax.dot_general"(%t, %x) {lhs_contracting_dimensions = array<i64: 0>, rhs_contracting_dimensions = array<i64: 0>} : (tensor<8x3xf32>, tensor<8x3xf32>) -> tensor<3x3xf32>
+  %o = "irax.dot_general"(%h, %w) {lhs_contracting_dimensions = array<i64: 1>, rhs_contracting_dimensions = array<i64: 0>} : (tensor<3x3xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %o : tensor<3x2xf32>
+}
+
+// -----
+
+// Reductions: a max over a split dimension leaves partial maxima for a pmax; a sum over
+// the whole dimension keeps the split of the others.
+// CHECK-LABEL: func.func private @reduce_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[M:.*]] = "irax.reduce_max"(%[[X]]) {axes = array<i64: 0, 1>}
+// CHECK: "irax.pmax"(%[[M]]) {axis_name = "y"}
+// CHECK: "irax.reduce_sum"(%[[X]]) {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2xf32>
+func.func @reduce(%x: tensor<4x3xf32> {irax.sharding = [["y"]]}) -> (tensor<f32>, tensor<4xf32> {irax.sharding = [["y"]]})
+    attributes {irax.mesh = {axes = ["y"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %m = "irax.reduce_max"(%x) {axes = array<i64: 0, 1>} : (tensor<4x3xf32>) -> tensor<f32>
+  %s = "irax.reduce_sum"(%x) {axes = array<i64: 1>} : (tensor<4x3xf32>) -> tensor<4xf32>
+  return %m, %s : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// Shape ops keep the splits they can: a transpose moves it, a broadcast keeps it on the
+// kept dimension (its shape attribute is the device's), a reshape keeps a major split.
+// CHECK-LABEL: func.func private @shapes_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<2x6xf32>)
+// CHECK: "irax.transpose"(%[[X]]) {permutation = array<i64: 1, 0>} : (tensor<2x6xf32>) -> tensor<6x2xf32>
+// CHECK: "irax.broadcast_in_dim"(%[[X]]) {broadcast_dimensions = array<i64: 0, 2>, shape = array<i64: 2, 5, 6>}
+// CHECK: "irax.reshape"(%[[X]]) {new_sizes = array<i64: 2, 2, 3>} : (tensor<2x6xf32>) -> tensor<2x2x3xf32>
+func.func @shapes(%x: tensor<4x6xf32> {irax.sharding = [["x"]]}) -> (tensor<6x4xf32>, tensor<4x5x6xf32>, tensor<4x2x3xf32>)
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %t = "irax.transpose"(%x) {permutation = array<i64: 1, 0>} : (tensor<4x6xf32>) -> tensor<6x4xf32>
+  %b = "irax.broadcast_in_dim"(%x) {broadcast_dimensions = array<i64: 0, 2>, shape = array<i64: 4, 5, 6>} : (tensor<4x6xf32>) -> tensor<4x5x6xf32>
+  %r = "irax.reshape"(%x) {new_sizes = array<i64: 4, 2, 3>} : (tensor<4x6xf32>) -> tensor<4x2x3xf32>
+  return %t, %b, %r : tensor<6x4xf32>, tensor<4x5x6xf32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// Resharding at a constraint: rows over "x" to columns over "x" gathers the rows
+// (all_gather) and cuts the columns at the device's axis_index.
+// CHECK-LABEL: func.func private @constraint_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>)
+// CHECK: %[[G:.*]] = "irax.all_gather"(%[[X]]) {axis = 0 : i64, axis_name = "x", axis_size = 2 : i64, tiled = true} : (tensor<2x4xf32>) -> tensor<4x4xf32>
+// CHECK: %[[I:.*]] = "irax.axis_index"() {axis_name = "x"}
+// CHECK: %[[C:.*]] = "irax.dynamic_slice"(%[[G]], {{.*}}) {slice_sizes = array<i64: 4, 2>}
+// CHECK-NOT: irax.sharding_constraint
+// CHECK: "irax.neg"(%[[C]]) : (tensor<4x2xf32>) -> tensor<4x2xf32>
+func.func @constraint(%x: tensor<4x4xf32> {irax.sharding = [["x"]]}) -> tensor<4x4xf32>
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %c = "irax.sharding_constraint"(%x) {sharding = [[], ["x"]], mesh_axes = ["x"], mesh_shape = array<i64: 2>, devices = array<i64: 0, 1>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n = "irax.neg"(%c) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %n : tensor<4x4xf32>
+}
+
+// -----
+
+// An op without a partitioned form (sort along its split dimension) runs on the whole
+// operand: gathered first, its result replicated. The function's mesh may come from a
+// constraint alone.
+// CHECK-LABEL: func.func private @whole_spmd
+// CHECK: %[[G:.*]] = "irax.all_gather"(%{{.*}}) {axis = 0 : i64, axis_name = "x"
+// CHECK: "irax.sort"(%[[G]]) {{.*}} : (tensor<4xf32>) -> tensor<4xf32>
+func.func @whole(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = "irax.sharding_constraint"(%x) {sharding = [["x"]], mesh_axes = ["x"], mesh_shape = array<i64: 2>, devices = array<i64: 0, 1>} : (tensor<4xf32>) -> tensor<4xf32>
+  %s = "irax.sort"(%c) {dimension = 0 : i64, is_stable = true, num_keys = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
