@@ -9,7 +9,9 @@ device on threads of their own ("threads", the default) or as one multi-device p
 ("one program", ``irax_shard_map_threads=False``). ``--cpu-driver local-sync`` keeps
 every irax program on one core (the 1-device step too), which shows what the threads
 gain per core. A collective's row is ``jit(shard_map(psum))`` and friends over a 1-D
-mesh: the whole call, arguments already on their devices.
+mesh: the whole call, arguments already on their devices. "sharded jit" is the
+single-device step under ``jit(in_shardings=, out_shardings=)``: irax partitions it
+(``irax-partition``) into one multi-device program.
 """
 
 from __future__ import annotations
@@ -102,6 +104,11 @@ def step_rows(libs, quick: bool):
             with _threads(mod, kind == "threads"):
                 t2 = _timed(mod, mod.jit(mapped), ps, xs, ys)
             rows.append((f"mlp step {name} ({kind})", t1, t2, t1 / t2))
+        # the single-device step, partitioned from its shardings (irax-partition)
+        rep, split = (mod.sharding.NamedSharding(mesh, s) for s in (P(), P("d")))
+        sharded = mod.jit(single, in_shardings=(rep, split, split), out_shardings=rep)
+        t3 = _timed(mod, sharded, ps, xs, ys)
+        rows.append((f"mlp step {name} (sharded jit)", t1, t3, t1 / t3))
     return rows
 
 

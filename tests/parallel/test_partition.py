@@ -108,6 +108,35 @@ def test_data_parallel_training_step_is_partitioned(mesh):
     _close(p, q)
 
 
+@pytest.mark.parametrize("spec", [P(("x", "y")), P("x")])
+def test_partitioned_step_runs_a_program_per_device_on_threads(mesh, spec):
+    """On CPU devices the per-device function runs on a thread per device, its
+    collectives met on the host; the results stay as the devices' shards."""
+    from irax.transforms.spmd import SpmdProgram
+
+    params, (x, y) = _params(), _data()
+    rep, rows = NamedSharding(mesh, P()), NamedSharding(mesh, spec)
+    step = irax.jit(lambda *a: _step(*a), in_shardings=(rep, rows, rows),
+                    out_shardings=(rep, rep))   # its own specializations
+    with config.override("irax_shard_map_threads_min_work", 0):
+        new, loss = step(params, x, y)
+        again = step(new, x, y)
+    ref = irax.jit(_step)(params, x, y)
+    _close((new, loss), ref)
+    _close(again, irax.jit(_step)(*ref[:1], x, y))
+    (entry,) = step._jitted._cache.values()
+    program = entry.partitioned.program
+    assert isinstance(program, SpmdProgram) and not program.small
+    assert new[0][0].sharding == rep and len(new[0][0].addressable_shards) == 4
+    # per-device inputs: a sharded argument gives each device its own block
+    xs = irax.device_put(x, rows)
+    with config.override("irax_shard_map_threads_min_work", 0):
+        _close(step(params, xs, y), ref)
+    # without threads: the one multi-device program, the same values
+    with config.override("irax_shard_map_threads", False):
+        _close(step(params, x, y), ref)
+
+
 def test_model_parallel_training_step_is_partitioned(mesh):
     params, (x, y) = _params(), _data()
     (w1, b1), (w2, b2) = params

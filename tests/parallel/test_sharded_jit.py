@@ -1,7 +1,7 @@
 """jit(in_shardings=, out_shardings=) and lax.with_sharding_constraint on a 2x2 mesh of 4
 CPU devices: the values are those of the unsharded function, the results are laid out
-as asked, and bad shardings get JAX's errors. (The program is not partitioned yet: it
-runs on one device; see docs/sharding.md.)"""
+as asked, and bad shardings get JAX's errors. (How the program is partitioned:
+test_partition.py.)"""
 
 import numpy as np
 import pytest

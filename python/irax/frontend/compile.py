@@ -43,7 +43,8 @@ class Specialization:
     output tree, the modules of its stages and the executable."""
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
-                 "donated", "stages", "in_avals", "kept", "name", "tier", "work", "polymorphic")
+                 "donated", "stages", "in_avals", "kept", "name", "tier", "work", "polymorphic",
+                 "partitioned")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -60,6 +61,8 @@ class Specialization:
         self.work = None    # lowering/work.py's measure of the compiled program
         #: symbolic sizes in the signature (core/shape_poly.py): one program, any sizes
         self.polymorphic = any(not a.is_static for a in self.in_avals)
+        #: a jit partitioned over a mesh (transforms/partitioned.py), else None
+        self.partitioned = None
 
 
 def clone_module(module):

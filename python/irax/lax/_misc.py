@@ -183,9 +183,9 @@ def with_sharding_constraint(x, shardings):
     """``x`` laid out as ``shardings`` (a sharding, a ``PartitionSpec`` under
     ``set_mesh``, or a pytree prefix of ``x``) (``jax.lax.with_sharding_constraint``).
 
-    Inside a traced function the values are unchanged once the shapes are checked
-    against the shardings (irax does not partition programs yet); outside one, the
-    arrays are put on the devices as ``device_put`` does."""
+    Inside a traced function the shapes are checked against the shardings and each value
+    gets an ``irax.sharding_constraint``, which a jit partitions by (``irax-partition``);
+    outside one, the arrays are put on the devices as ``device_put`` does."""
     x = tree_util.tree_map(U.as_operand, x)
     return lay_out(x, shardings, "with_sharding_constraint", "x")
 

@@ -115,9 +115,9 @@ def _drop_annotations(fn) -> None:
         del fn.attributes[MESH_ATTR]
 
 
-def partition_function(module, fn, mesh: S.Mesh) -> str:
-    """Rewrites ``fn`` into a shard_map of a generated per-device function, whose name it
-    returns."""
+def partition_function(module, fn, mesh: S.Mesh) -> tuple[str, list, list]:
+    """Rewrites ``fn`` into a shard_map of a generated per-device function; returns its
+    name and the shardings of its arguments and results."""
     name = funcs.symbol_name(fn)
     ins, outs = funcs.signature(fn)
     in_specs = [s if s is not None else S.pad((), a.ndim)
@@ -144,7 +144,7 @@ def partition_function(module, fn, mesh: S.Mesh) -> str:
     funcs.finish_function(new_fn, block, final)
     _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, final_specs)
     _drop_annotations(fn)
-    return spmd
+    return spmd, in_specs, final_specs
 
 
 def _check(fn, mesh, spec, aval, what: str) -> None:

@@ -40,6 +40,7 @@ from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.transforms import abstracted_axes
 from irax.transforms.abstracted_axes import AutoDynamic
+from irax.transforms.partitioned import Partitioned, run_threaded
 
 
 def _fun_name(fun) -> str:
@@ -233,8 +234,8 @@ class JitFunction:
             entry.trace_module = t.module
         entry.donated = self._donated_leaves(args, kwargs, treedef)
         mark_donated(entry.trace_module, entry.donated)
-        if self._layout is not None:
-            self._layout.annotate(entry.trace_module, args, out)
+        if self._layout is not None:   # the mesh it is partitioned over, if any
+            entry.partitioned = self._layout.annotate(entry.trace_module, args, out)
         return entry
 
     def _donated_leaves(self, args, kwargs, treedef) -> tuple[int, ...]:
@@ -520,8 +521,9 @@ def jit(fun: Callable | None = None, *, in_shardings=None, out_shardings=None,
 
     ``in_shardings``/``out_shardings`` (a sharding, or a pytree prefix of the positional
     arguments / the outputs; None leaves a value as it is) lay the arguments and results
-    out as sharded arrays. The program itself is not partitioned yet: it runs on one
-    device, with the values JAX computes.
+    out as sharded arrays; ``NamedSharding``s over a mesh of several devices partition the
+    program over them (``irax-partition``, docs/sharding.md), with the values JAX
+    computes.
 
     ``abstracted_axes`` (a pytree prefix of the positional arguments of ``{axis: "name"}``
     dicts or None) makes those axes symbolic: one trace and one compiled program serve
@@ -562,10 +564,27 @@ class LaidOutJit:
             return self._jitted(*args, **kwargs)
         if self.in_shardings is not None:
             args = self._place_args(args)
-        out = self._jitted(*args, **kwargs)
+        out = self._threaded(args, kwargs) if config.irax_shard_map_threads else None
+        if out is None:
+            out = self._jitted(*args, **kwargs)
         if self.out_shardings is not None:
             out = lay_out(out, self.out_shardings, "jit out_shardings", "outputs")
         return out
+
+    def _threaded(self, args, kwargs):
+        """The partitioned program as a program per device on threads
+        (``transforms/partitioned.py``), or None to run the one multi-device program."""
+        jitted = self._jitted
+        if _CHECKS[0] or jitted.donate_argnums or jitted.donate_argnames:
+            return None
+        entry, leaves = jitted._entry(args, kwargs)
+        if entry.partitioned is None:
+            return None
+        if not isinstance(entry.partitioned, Partitioned):
+            with jitted._specs.lock:
+                if not isinstance(entry.partitioned, Partitioned):
+                    entry.partitioned = Partitioned(entry.trace_module, entry.partitioned)
+        return run_threaded(entry, leaves, jit)
 
     def _arg_specs(self, args) -> list:
         static = self._jitted.static_argnums
@@ -586,9 +605,10 @@ class LaidOutJit:
             placed[i] = lay_out(args[i], spec, "jit in_shardings", f"args[{i}]")
         return tuple(placed)
 
-    def annotate(self, module, args, out) -> None:
+    def annotate(self, module, args, out):
         """Marks the traced ``module`` with the mesh and the shardings of its arguments
-        and results, when they name a mesh of several devices."""
+        and results, when they name a mesh of several devices; returns that mesh (else
+        None)."""
         ins = []
         if self.in_shardings is not None:
             for i, spec in self._arg_specs(args):
@@ -605,7 +625,7 @@ class LaidOutJit:
                                      "jit out_shardings")
         named = [s for s in ins + outs if isinstance(s, mesh_lib.NamedSharding)]
         if not named or named[0].mesh.size == 1:
-            return
+            return None
         mesh = named[0].mesh
         for s in named[1:]:
             if s.mesh != mesh:
@@ -615,6 +635,7 @@ class LaidOutJit:
         def spec(s):
             return sharding_spec(s) if isinstance(s, mesh_lib.NamedSharding) else None
         mark_shardings(module, ir_mesh(mesh), [spec(s) for s in ins], [spec(s) for s in outs])
+        return mesh
 
 
 def ir_mesh(mesh) -> IRMesh:

@@ -111,7 +111,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         if config.irax_shard_map_threads and threaded != [None]:
             try:
                 if not threaded:
-                    threaded.append(SpmdProgram(f, mesh))
+                    threaded.append(SpmdProgram(f, mesh, jit))
                 outs = _threaded_call(threaded[0], f, mesh, specs, out_specs, args)
                 if outs is not None:
                     return outs

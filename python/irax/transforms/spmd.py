@@ -40,7 +40,6 @@ from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array
 from irax.shard.split import MeshAxes
-from irax.transforms.jit import jit
 
 
 class NotSpmd(Exception):
@@ -150,7 +149,8 @@ class SpmdProgram:
     """One shard_map's per-device programs for one mesh: ``f`` jitted for each device,
     run on a thread per device."""
 
-    def __init__(self, f, mesh):
+    def __init__(self, f, mesh, jit):
+        """``jit``: ``irax.jit`` (passed in: jit itself runs partitioned programs here)."""
         devices = list(mesh.devices.flat)
         if any(d.platform != "cpu" for d in devices):
             raise NotSpmd("the mesh has non-CPU devices")

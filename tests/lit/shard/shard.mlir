@@ -35,19 +35,17 @@ func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A collective gathers its operand on the first device, applies its vmap rule there and
-// sends each device its slice; an unmapped operand is copied to every device.
+// A psum is a tree of transfers: device 3's value goes to device 2, is added there, and
+// the total goes back to device 3 (each result on its own device); an unmapped operand
+// is copied to every device.
 // CHECK-LABEL: func.func private @g_pmap
 // CHECK-SAME: (%[[W:.*]]: tensor<3xf32>, %[[X:.*]]: tensor<2x3xf32>)
 // CHECK: "irax.transfer"(%[[W]]) {device = 2 : i64}
 // CHECK: "irax.transfer"(%[[W]]) {device = 3 : i64}
 // CHECK: %[[M0:.*]] = "irax.mul"
 // CHECK: %[[M1:.*]] = "irax.mul"
-// CHECK: %[[G0:.*]] = "irax.transfer"(%[[M0]]) {device = 2 : i64}
 // CHECK: %[[G1:.*]] = "irax.transfer"(%[[M1]]) {device = 2 : i64}
-// CHECK: %[[ALL:.*]] = "irax.concatenate"
-// CHECK: %[[SUM:.*]] = "irax.reduce_sum"(%[[ALL]]) {axes = array<i64: 0>}
-// CHECK: "irax.transfer"(%[[SUM]]) {device = 2 : i64}
+// CHECK: %[[SUM:.*]] = "irax.add"(%[[M0]], %[[G1]])
 // CHECK: "irax.transfer"(%[[SUM]]) {device = 3 : i64}
 func.func @main_psum(%w: tensor<3xf32>, %x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %r = "irax.pmap"(%w, %x) {callee = @g, in_axes = array<i64: -1, 0>, out_axes = array<i64: 0>, axis_size = 2 : i64, axis_name = "i", devices = array<i64: 2, 3>} : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>

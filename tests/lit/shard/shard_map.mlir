@@ -3,8 +3,9 @@
 
 // irax-shard expands a shard_map over a 2x2 mesh ("x", "y") as a pmap over its 4
 // devices (row-major: device 2k+j is x=k, y=j). A collective over "y" combines the
-// devices that share an "x" coordinate: {0, 1} on device 0 and {2, 3} on device 2,
-// each group's total sent back to its own devices only.
+// devices that share an "x" coordinate, {0, 1} and {2, 3}: a psum is a tree of
+// transfers, each pair added on its first device and the total sent back down, so each
+// device's result stays on that device (no gather onto one device).
 
 // CHECK-LABEL: func.func private @f_pmap
 // CHECK-SAME: (%[[X:.*]]: tensor<4x3xf32>) -> tensor<4x3xf32>
@@ -13,22 +14,16 @@
 // CHECK: %[[S1:.*]] = "irax.sin"
 // CHECK: %[[S2:.*]] = "irax.sin"
 // CHECK: %[[S3:.*]] = "irax.sin"
-// CHECK: %[[A0:.*]] = "irax.transfer"(%[[S0]]) {device = 0 : i64}
-// CHECK: %[[R0:.*]] = "irax.reshape"(%[[A0]])
 // CHECK: %[[A1:.*]] = "irax.transfer"(%[[S1]]) {device = 0 : i64}
-// CHECK: %[[R1:.*]] = "irax.reshape"(%[[A1]])
-// CHECK: "irax.concatenate"(%[[R0]], %[[R1]])
-// CHECK: %[[SUM0:.*]] = "irax.reduce_sum"
+// CHECK: %[[SUM0:.*]] = "irax.add"(%[[S0]], %[[A1]])
+// CHECK: %[[R1:.*]] = "irax.transfer"(%[[SUM0]]) {device = 1 : i64}
+// CHECK: %[[B3:.*]] = "irax.transfer"(%[[S3]]) {device = 2 : i64}
+// CHECK: %[[SUM1:.*]] = "irax.add"(%[[S2]], %[[B3]])
+// CHECK: %[[R3:.*]] = "irax.transfer"(%[[SUM1]]) {device = 3 : i64}
 // CHECK: "irax.transfer"(%[[SUM0]]) {device = 0 : i64}
-// CHECK: "irax.transfer"(%[[SUM0]]) {device = 1 : i64}
-// CHECK: %[[B0:.*]] = "irax.transfer"(%[[S2]]) {device = 2 : i64}
-// CHECK: %[[T0:.*]] = "irax.reshape"(%[[B0]])
-// CHECK: %[[B1:.*]] = "irax.transfer"(%[[S3]]) {device = 2 : i64}
-// CHECK: %[[T1:.*]] = "irax.reshape"(%[[B1]])
-// CHECK: "irax.concatenate"(%[[T0]], %[[T1]])
-// CHECK: %[[SUM1:.*]] = "irax.reduce_sum"
-// CHECK: "irax.transfer"(%[[SUM1]]) {device = 2 : i64}
-// CHECK: "irax.transfer"(%[[SUM1]]) {device = 3 : i64}
+// CHECK: "irax.transfer"(%[[R1]]) {device = 0 : i64}
+// CHECK: "irax.transfer"(%[[SUM1]]) {device = 0 : i64}
+// CHECK: "irax.transfer"(%[[R3]]) {device = 0 : i64}
 // CHECK: "irax.concatenate"({{.*}}) {dimension = 0 : i64} : (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<4x3xf32>
 // LOWER: module attributes {irax.num_devices = 4 : i64}
 // LOWER: flow.tensor.transfer %{{.*}} : tensor<3xf32> to #hal.device.promise<@dev3>
