@@ -126,6 +126,9 @@ def errors(P, shard_map, NamedSharding, device_put, mesh):
         "indivisible": call((P(None, ("x", "y")), P())),
         "indivisible_one_axis": call((P(), P("x"))),
         "out_spec_too_long": call((P(), P()), P(None, None, "x")),
+        # check_vma: out specs claiming a replication f does not make
+        "vma_one_axis": call((P("x", "y"), P()), P("x")),
+        "vma_two_axes": call((P("x", "y"), P()), P()),
         "duplicate_axis": lambda: NamedSharding(mesh, P("x", "x")),
         "sharding_unknown_axis": lambda: NamedSharding(mesh, P("z")),
         "put_indivisible": lambda: device_put(np.zeros((3, 4)), NamedSharding(mesh, P("x"))),

@@ -175,6 +175,10 @@ def test_errors_match_jax(mesh, jax_ref):
             assert got.startswith("ValueError: shard_map in_specs argument must refer to an "
                                   "axis of the mesh ('x', 'y'), but:")
             assert got.split("\n\n")[1:] == want.split("\n\n")[1:]
+        elif name.startswith("vma_"):   # JAX names an inner wrapper, irax the function
+            assert got.startswith("ValueError: shard_map applied to the function 'f' was "
+                                  "given out_specs which require replication")
+            assert got.split("\n\n")[1:3] == want.split("\n\n")[1:3], name
         elif name in paragraphs:
             n = paragraphs[name]
             assert got.split("\n\n")[:n] == want.split("\n\n")[:n], name
@@ -319,8 +323,12 @@ def test_mesh_construction_and_context(four_devices):
         x = irax.device_put(np.arange(8.0), P("a"))
         assert x.sharding == NamedSharding(mesh, P("a"))
         out = irax.shard_map(lambda v: v * lax.axis_index("b"), in_specs=P("a"),
-                             out_specs=P("a"))(x)
-        # "b" is not in the out spec: the first device's block along "b" (index 0)
+                             out_specs=P("a"), check_vma=False)(x)
+        # "b" is not in the out spec: the first device's block along "b" (index 0); with
+        # check_vma (the default) JAX's error says the value varies along "b"
+        with pytest.raises(ValueError, match="replicated across mesh axis 'b'"):
+            irax.shard_map(lambda v: v * lax.axis_index("b"), in_specs=P("a"),
+                           out_specs=P("a"))(x)
         np.testing.assert_array_equal(np.asarray(out), np.zeros(8))
     assert irax.sharding.get_abstract_mesh() is not mesh
     with mesh:                       # a mesh is a context manager too
@@ -345,3 +353,31 @@ def test_a_shard_map_program_compiles_for_two_cuda_devices(four_devices, tmp_pat
     want = np.tanh(x[:4] @ w) + np.tanh(x[4:] @ w)
     np.testing.assert_allclose(np.asarray(irax.aot.load(tmp_path / "cpu.vmfb")(x, w)), want,
                                rtol=1e-5)
+
+
+def test_check_vma_follows_the_collectives(mesh):
+    """What varies along which mesh axis (JAX's rules): psum/pmax over an axis make a value
+    the same along it; all_gather and axis_index make it vary; an out spec claiming more
+    is refused, traced or not, unless check_vma=False. Loops holding collectives are not
+    analysed (never refused)."""
+    a = shard_map_cases.inputs()["a"]
+
+    def sm(f, out_specs, **kw):
+        return irax.shard_map(f, mesh=mesh, in_specs=P("x", "y"), out_specs=out_specs, **kw)
+
+    ok = [sm(lambda v: lax.psum(v, "y") * 2, P("x")), sm(lambda v: lax.pmax(v, "y"), P("x")),
+          sm(lambda v: lax.psum(lax.psum(v, "x"), "y"), P()),
+          sm(lambda v: lax.psum(lax.pcast(v, "y", to="varying"), "y"), P("x")),
+          sm(lambda v: lax.fori_loop(0, 2, lambda i, c: lax.psum(c, "y") / 2, v), P("x"))]
+    for f in ok:
+        irax.jit(lambda v, f=f: f(v) + 1)(a)
+    bad = [sm(lambda v: v * 2, P("x")),
+           sm(lambda v: lax.all_gather(lax.psum(v, "y"), "y", tiled=True), P("x")),
+           sm(lambda v: lax.psum(v, "y") + lax.axis_index("y"), P("x"))]
+    for f in bad:
+        with pytest.raises(ValueError, match="replicated across mesh axis 'y'"):
+            irax.jit(lambda v, f=f: f(v) + 1)(a)       # traced inside a larger jit
+        with pytest.raises(ValueError, match="replicated across mesh axis 'y'"):
+            f(a)                                       # a program per device on threads
+    loose = sm(lambda v: v * 2, P("x"), check_vma=False)
+    np.testing.assert_array_equal(np.asarray(loose(a)), np.asarray(a)[:, :a.shape[1] // 2] * 2)

@@ -39,7 +39,8 @@ from irax.frontend.callee import (
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
-from irax.transforms.jit import jit
+from irax.shard.vma import output_vma
+from irax.transforms.jit import eval_shape, jit
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import _arg_names
 
@@ -62,9 +63,10 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     """Maps ``f`` over the blocks of its arguments, one call per device of ``mesh``
     (``jax.shard_map``; usable as a decorator: ``@partial(shard_map, mesh=..., ...)``).
 
-    ``check_vma`` (``check_rep``) is accepted; irax does not track which values vary
-    over which mesh axes, and keeps the first device's block where an out spec omits
-    an axis. ``axis_names``/``auto`` must leave every mesh axis manual."""
+    ``check_vma`` (``check_rep``, its former name): an out spec that leaves a mesh axis
+    out must be for a value the function makes the same along it (a psum over it, say),
+    or JAX's error is raised (``shard/vma.py``); with False the first device's block is
+    kept. ``axis_names``/``auto`` must leave every mesh axis manual."""
     if f is None:
         return lambda g: shard_map(g, out_specs=out_specs, in_specs=in_specs, mesh=mesh,
                                    axis_names=axis_names, check_vma=check_vma,
@@ -90,8 +92,10 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         for path, spec in tree_util.tree_flatten_with_path(specs, is_leaf=is_leaf)[0]:
             _check_axes(mesh, spec, what, what + tree_util.keystr(path))
 
+    check = check_vma if check_rep is None else bool(check_rep)
+
     def traced(*args):
-        return _shard_map_call(f, mesh, in_specs, out_specs, args)
+        return _shard_map_call(f, mesh, in_specs, out_specs, args, check)
 
     functools.update_wrapper(traced, f, updated=())
     jitted = None
@@ -107,18 +111,18 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
         if specs is Infer:
             specs = tuple(_inferred(mesh, a) for a in args)
         if current_trace() is not None:
-            return _shard_map_call(f, mesh, specs, out_specs, args)
+            return _shard_map_call(f, mesh, specs, out_specs, args, check)
         if config.irax_shard_map_threads and threaded != [None]:
             try:
                 if not threaded:
                     threaded.append(SpmdProgram(f, mesh, jit))
-                outs = _threaded_call(threaded[0], f, mesh, specs, out_specs, args)
+                outs = _threaded_call(threaded[0], f, mesh, specs, out_specs, args, check)
                 if outs is not None:
                     return outs
             except NotSpmd:
                 threaded[:] = [None]
         if in_specs is Infer:
-            outs = jit(lambda *a: _shard_map_call(f, mesh, specs, out_specs, a))(*args)
+            outs = jit(lambda *a: _shard_map_call(f, mesh, specs, out_specs, a, check))(*args)
         else:
             if jitted is None:
                 jitted = jit(traced)
@@ -136,7 +140,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     return mapped
 
 
-def _threaded_call(program, f, mesh, in_specs, out_specs, args):
+def _threaded_call(program, f, mesh, in_specs, out_specs, args, check_vma):
     """``f`` run by ``program`` (a thread per device), with the checks of the traced path
     (once per signature); the results are the devices' blocks, as sharded arrays."""
     args = tuple(args)
@@ -146,6 +150,9 @@ def _threaded_call(program, f, mesh, in_specs, out_specs, args):
         leaves = tree_util.tree_leaves(args)
         for x, (spec, spec_name), name in zip(leaves, specs, _leaf_names(f, args)):
             _check_arg(f, mesh, spec, spec_name, leaf_aval_and_value(x)[0], name)
+        if check_vma:   # a trace of the whole shard_map, for what its out specs claim
+            eval_shape(lambda *a: _shard_map_call(f, mesh, in_specs, out_specs, a, True),
+                       *args)
 
     def out_specs_of(out_tree, avals):
         flat = _broadcast_specs(out_specs, tree_util.tree_unflatten(out_tree, avals),
@@ -213,7 +220,45 @@ def _check_axes(mesh, spec, what: str, where: str) -> None:
     mesh_lib.check_spec(mesh, spec)   # the same axis twice
 
 
-def _shard_map_call(f, mesh, in_specs, out_specs, args):
+def _check_vma(f, mesh, callee, specs, out_specs, out_specs_flat) -> None:
+    """JAX's error for out specs that claim a replication ``f`` does not make."""
+    in_vma = [frozenset(s.mesh_axes()) for s, _ in specs] + \
+        [frozenset()] * len(callee.captures)
+    got = output_vma(callee.trace.module, callee.trace.func_op, in_vma)
+    tree = tree_util.tree_unflatten(callee.out_tree, [0] * len(callee.out_avals))
+    names = [n for _, n in _broadcast_specs(out_specs, tree, "out_specs", f, named=True)]
+    msgs = []
+    order = lambda axes: ",".join(a for a in mesh.axis_names if a in axes)  # noqa: E731
+    for spec, name, vma in zip(out_specs_flat, names, got):
+        mentioned = set(spec.mesh_axes())
+        if vma is None or vma <= mentioned:
+            continue
+        unmentioned = [a for a in mesh.axis_names if a not in mentioned]
+        if len(unmentioned) > 1:
+            msgs.append(f"* {name} is {spec} which implies that the corresponding output "
+                        f"value is only varying across mesh axes {{{order(mentioned)}}} and "
+                        f"not {{{order(set(unmentioned) & vma)}}}, but it was inferred to "
+                        f"be possibly varying over {{{order(vma)}}}")
+        else:
+            msgs.append(f"* {name} is {spec} which implies that the corresponding output "
+                        f"value is replicated across mesh axis '{unmentioned[0]}', but "
+                        f"could not infer replication over any axes")
+    if not msgs:
+        return
+    if len(msgs) == 1:
+        msgs = [msgs[0][2:]]
+    raise ValueError(
+        f"shard_map applied to the function '{fun_name(f)}' was given out_specs which "
+        f"require replication which can't be statically inferred given the mesh:\n\n"
+        f"The mesh given has shape {mesh.axis_sizes} with corresponding axis names "
+        f"{mesh.axis_names}.\n\n" + "\n\n".join(msgs) + "\n\n"
+        "Check if these output values are meant to be replicated over those mesh axes. If "
+        "not, consider revising the corresponding out_specs entries. If so, consider "
+        "disabling the check by passing the check_vma=False argument to "
+        "`irax.shard_map`.")
+
+
+def _shard_map_call(f, mesh, in_specs, out_specs, args, check_vma=True):
     args = tuple(args)
     leaves, in_tree = tree_util.tree_flatten((args, {}))
     specs = _broadcast_specs(in_specs, args, "in_specs", f, named=True)
@@ -235,6 +280,8 @@ def _shard_map_call(f, mesh, in_specs, out_specs, args):
     out_specs_flat = _broadcast_specs(out_specs, tree_util.tree_unflatten(
         callee.out_tree, [0] * len(callee.out_avals)), "out_specs", f)
     _check_outs(f, callee.out_avals, out_specs_flat)
+    if check_vma:
+        _check_vma(f, mesh, callee, specs, out_specs, out_specs_flat)
     outs = apply_transform(
         ShardMap, callee, lambda caps: stacked + list(caps),
         [a.insert_axis(0, n) for a in callee.out_avals],
