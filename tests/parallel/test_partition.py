@@ -274,3 +274,16 @@ def test_sharding_constraint_rules():
     np.testing.assert_array_equal(np.asarray(f(_x(3, 4, 6))), _x(3, 4, 6))
     g = irax.grad(lambda v: jnp.sum(bind(ShardingConstraint, v, **attrs) ** 2))
     np.testing.assert_allclose(np.asarray(g(x)), 2 * x, rtol=1e-6)
+
+
+def test_a_shard_map_inside_a_sharded_jit_places_its_own_work(mesh):
+    """A jit with shardings around a shard_map: the shard_map is already per device, so
+    the shardings lay the values out (no partitioning of the rest), with the same values."""
+    f = irax.shard_map(lambda v: lax.psum(v, "y"), mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=P("x"))
+    rows = NamedSharding(mesh, P("x"))
+    g = irax.jit(lambda v: f(v) * 2.0, in_shardings=rows, out_shardings=rows)
+    a = _x(4, 6)
+    out = g(a)
+    np.testing.assert_allclose(np.asarray(out), (a[:, :3] + a[:, 3:]) * 2, rtol=1e-6)
+    assert out.sharding == rows

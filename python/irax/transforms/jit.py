@@ -20,6 +20,9 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
+from irax.dialect import mlir
+from irax.dialect.base import lookup
+from irax.dialect.shard import Pmap
 from irax.dialect.sharding import Mesh as IRMesh
 from irax.dialect.sharding import ShardingConstraint, trim
 from irax.frontend import debug_nans, program_cache, tiered
@@ -624,8 +627,8 @@ class LaidOutJit:
                                      leaf.aval.shape, f"outputs{tree_util.keystr(path)}",
                                      "jit out_shardings")
         named = [s for s in ins + outs if isinstance(s, mesh_lib.NamedSharding)]
-        if not named or named[0].mesh.size == 1:
-            return None
+        if not named or named[0].mesh.size == 1 or _maps_devices(module):
+            return None   # a shard_map inside places its own work: shardings lay values out
         mesh = named[0].mesh
         for s in named[1:]:
             if s.mesh != mesh:
@@ -636,6 +639,20 @@ class LaidOutJit:
             return sharding_spec(s) if isinstance(s, mesh_lib.NamedSharding) else None
         mark_shardings(module, ir_mesh(mesh), [spec(s) for s in ins], [spec(s) for s in outs])
         return mesh
+
+
+def _maps_devices(module) -> bool:
+    """Whether the traced ``module`` holds a pmap or shard_map (already per device)."""
+    found = []
+
+    def visit(op):
+        cls = lookup(op.name)
+        if cls is not None and issubclass(cls, Pmap):
+            found.append(op)
+        return mlir.ir().WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return bool(found)
 
 
 def ir_mesh(mesh) -> IRMesh:
