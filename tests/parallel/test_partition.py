@@ -31,16 +31,6 @@ from irax.dialect import REGISTRY  # noqa: E402
 from irax.frontend.trace import bind  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def mesh():
-    old = config.jax_num_cpu_devices
-    config.update("jax_num_cpu_devices", 4)
-    try:
-        yield irax.make_mesh((2, 2), ("x", "y"))
-    finally:
-        config.update("jax_num_cpu_devices", old)
-
-
 def _x(*shape, seed=0):
     return np.random.default_rng(seed).normal(size=shape).astype(np.float32)
 

@@ -9,19 +9,8 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import lax
-from irax.config import config
 from irax.sharding import NamedSharding
 from irax.sharding import PartitionSpec as P
-
-
-@pytest.fixture(scope="module")
-def mesh():
-    old = config.jax_num_cpu_devices
-    config.update("jax_num_cpu_devices", 4)
-    try:
-        yield irax.make_mesh((2, 2), ("x", "y"))
-    finally:
-        config.update("jax_num_cpu_devices", old)
 
 
 def _x(*shape, seed=0):

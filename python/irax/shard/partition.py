@@ -246,7 +246,7 @@ def _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, out_specs) -> None
     n = mesh.size
     stacked, in_axes = [], []
     for x, a, spec in zip(body.arguments, ins, in_specs):
-        v, ax = _to_blocks(b, x, a, spec, mesh)
+        v, ax = to_blocks(b, x, a, spec, mesh)
         stacked.append(v)
         in_axes.append(ax)
     local_out = [a.update(shape=mesh.local_shape(a.shape, s)) for a, s in zip(outs, out_specs)]
@@ -254,15 +254,16 @@ def _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, out_specs) -> None
                  callee=spmd, in_axes=tuple(in_axes), out_axes=(0,) * len(outs),
                  axis_size=n, axis_name="", devices=tuple(mesh.devices),
                  mesh_axes=tuple(mesh.axes), mesh_shape=tuple(mesh.shape))[0]
-    results = [_from_blocks(b, y, a, spec, mesh) for y, a, spec in zip(res, local_out, out_specs)]
+    results = [from_blocks(b, y, a, spec, mesh) for y, a, spec in zip(res, local_out, out_specs)]
     ir = mlir.ir()
     with mlir.unknown_loc():
         ir.Operation.create("func.return", operands=results, ip=ir.InsertionPoint(body))
 
 
-def _to_blocks(b, x, aval, spec, mesh):
-    """``x`` as every device's block stacked along a new leading axis, in mesh order
-    (``(x, -1)`` when no mesh axis splits it)."""
+def to_blocks(b, x, aval, spec, mesh):
+    """``x`` (of ``aval``) as every device's block under ``spec`` (mesh axes per dimension)
+    stacked along a new leading axis, in mesh order, and that axis: ``(x, -1)`` when no
+    mesh axis splits it. ``b``: any builder (IR here, tracers for ``shard_map``)."""
     names = mesh.axes
     split, pos, block = [], {}, []
     for d, n in enumerate(aval.shape):
@@ -287,7 +288,7 @@ def _to_blocks(b, x, aval, spec, mesh):
     return _reshape(b, v, (mesh.size, *block)), 0
 
 
-def _from_blocks(b, y, block_aval, spec, mesh):
+def from_blocks(b, y, block_aval, spec, mesh):
     """The global array of the devices' blocks ``y`` (stacked along axis 0); along a mesh
     axis the sharding leaves out, the first device's block (they are equal)."""
     names, sizes = mesh.axes, tuple(mesh.shape)

@@ -26,7 +26,7 @@ import math
 
 from irax.core import tree_util
 from irax.core.config import config
-from irax.dialect.shape import BroadcastInDim, Reshape, Slice, Transpose
+from irax.dialect.builder import OpMethods
 from irax.dialect.shard import ShardMap
 from irax.frontend.axes import bound_axis
 from irax.frontend.callee import (
@@ -39,8 +39,9 @@ from irax.frontend.callee import (
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
+from irax.shard.partition import from_blocks, to_blocks
 from irax.shard.vma import output_vma
-from irax.transforms.jit import eval_shape, jit
+from irax.transforms.jit import eval_shape, ir_mesh, jit
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import _arg_names
 
@@ -335,56 +336,32 @@ def _check_arg(f, mesh, spec, spec_name, aval, name) -> None:
                 f"of {k}, or split that dimension over other mesh axes.")
 
 
+class _TraceBuilder(OpMethods):
+    """Builds on the values of the current trace (tracers or concrete arrays)."""
+
+    def emit_values(self, op_cls, operands, **attrs):
+        out = bind(op_cls, *operands, **attrs)
+        return out if isinstance(out, list) else [out]
+
+    @staticmethod
+    def aval(v):
+        return leaf_aval_and_value(v)[0]
+
+
+def _dims(spec, rank: int) -> tuple:
+    return tuple(spec.axes_of(d) for d in range(rank))
+
+
 def _to_blocks(x, aval, spec, mesh):
     """``x`` as every device's block stacked along a new leading axis, in mesh order
     (``(x, -1, aval)`` when no mesh axis splits it: every device gets all of it)."""
-    names = mesh.axis_names
-    split, pos, block = [], {}, []
-    for d, n in enumerate(aval.shape):
-        axes = spec.axes_of(d)
-        for a in axes:
-            pos[a] = len(split)
-            split.append(mesh.shape[a])
-        block.append(n // math.prod(mesh.shape[a] for a in axes))
-        split.append(block[-1])
-    block_aval = aval.update(shape=tuple(block))
-    if not pos:
-        return x, -1, block_aval
-    used = [a for a in names if a in pos]
-    rest = [i for i in range(len(split)) if i not in pos.values()]
-    v = bind(Reshape, x, new_sizes=tuple(split))
-    perm = tuple(pos[a] for a in used) + tuple(rest)
-    if perm != tuple(range(len(perm))):
-        v = bind(Transpose, v, permutation=perm)
-    if len(used) < len(names):   # copies along the axes the spec leaves out
-        full = mesh.axis_sizes + tuple(block)
-        dims = tuple(names.index(a) for a in used) + \
-            tuple(range(len(names), len(names) + len(block)))
-        v = bind(BroadcastInDim, v, shape=full, broadcast_dimensions=dims)
-    v = bind(Reshape, v, new_sizes=(mesh.size, *block))
-    return v, 0, block_aval
+    m, dims = ir_mesh(mesh), _dims(spec, aval.ndim)
+    v, ax = to_blocks(_TraceBuilder(), x, aval, dims, m)
+    return v, ax, aval.update(shape=m.local_shape(aval.shape, dims))
 
 
 def _from_blocks(y, block_aval, spec, mesh):
     """The global array of the devices' blocks ``y`` (stacked along axis 0) by ``spec``;
     along a mesh axis the spec leaves out, the first device's block."""
-    names, sizes = mesh.axis_names, mesh.axis_sizes
-    block = block_aval.shape
-    m = len(names)
-    v = bind(Reshape, y, new_sizes=sizes + block)
-    named = set(spec.mesh_axes())
-    kept = [a for a in names if a in named]
-    if len(kept) < m:
-        limit = tuple(s if a in named else 1 for a, s in zip(names, sizes)) + block
-        v = bind(Slice, v, start_indices=(0,) * len(limit), limit_indices=limit,
-                 strides=(1,) * len(limit))
-        v = bind(Reshape, v, new_sizes=tuple(mesh.shape[a] for a in kept) + block)
-    perm, shape = [], []
-    for d in range(len(block)):
-        axes = spec.axes_of(d)
-        perm += [kept.index(a) for a in axes]
-        perm.append(len(kept) + d)
-        shape.append(block[d] * math.prod(mesh.shape[a] for a in axes))
-    if tuple(perm) != tuple(range(len(perm))):
-        v = bind(Transpose, v, permutation=tuple(perm))
-    return bind(Reshape, v, new_sizes=tuple(shape))
+    return from_blocks(_TraceBuilder(), y, block_aval, _dims(spec, block_aval.ndim),
+                       ir_mesh(mesh))
