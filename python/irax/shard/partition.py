@@ -40,6 +40,7 @@ from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.control import is_plain_call, is_return
 from irax.dialect.shard import ShardMap
+from irax.dialect.upstream import is_function
 
 MESH_ATTR = "irax.mesh"
 SHARDING_ATTR = "irax.sharding"
@@ -49,7 +50,7 @@ def partition_module(module) -> None:
     """Partitions every public function that names a mesh (or holds a sharding
     constraint)."""
     for fn in list(module.body.operations):
-        if fn.operation.name != "func.func" or not funcs.is_public(fn):
+        if not is_function(fn) or not funcs.is_public(fn):
             continue
         mesh = _mesh_of(module, fn)
         if mesh is not None:
