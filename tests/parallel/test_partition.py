@@ -277,3 +277,21 @@ def test_a_shard_map_inside_a_sharded_jit_places_its_own_work(mesh):
     out = g(a)
     np.testing.assert_allclose(np.asarray(out), (a[:, :3] + a[:, 3:]) * 2, rtol=1e-6)
     assert out.sharding == rows
+
+
+def test_jits_of_one_function_with_other_shardings_trace_apart(mesh):
+    """jit(f) and jit(f, in_shardings=...) of the same f do not share a specialization
+    (only the sharded one is partitioned); two jits with equal shardings do."""
+    a, b = _x(8, 6), _x(6, 4, seed=1)
+
+    def f(u, v):
+        return jnp.tanh(u @ v)
+
+    rows = NamedSharding(mesh, P("x"))
+    irax.jit(f)(a, b)
+    g = irax.jit(f, in_shardings=(rows, None), out_shardings=rows)
+    np.testing.assert_allclose(np.asarray(g(a, b)), np.tanh(a @ b), rtol=1e-6)
+    (entry,) = g._jitted._cache.values()
+    assert entry.partitioned is not None
+    h = irax.jit(f, in_shardings=(rows, None), out_shardings=rows)
+    assert h._jitted._cache is g._jitted._cache

@@ -20,11 +20,7 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
-from irax.dialect import mlir
-from irax.dialect.base import lookup
-from irax.dialect.shard import Pmap
-from irax.dialect.sharding import Mesh as IRMesh
-from irax.dialect.sharding import ShardingConstraint, trim
+from irax.dialect.sharding import ShardingConstraint
 from irax.frontend import debug_nans, program_cache, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
@@ -43,6 +39,14 @@ from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.transforms import abstracted_axes
 from irax.transforms.abstracted_axes import AutoDynamic
+from irax.transforms.layout import (
+    ir_mesh,
+    is_placement,
+    layout_key,
+    maps_devices,
+    placements,
+    sharding_spec,
+)
 from irax.transforms.partitioned import Partitioned, run_threaded
 
 
@@ -135,10 +139,11 @@ class JitFunction:
         if set(self.donate_argnums) & set(self.static_argnums):
             raise ValueError("irax.jit: static arguments cannot be donated: "
                              f"{sorted(set(self.donate_argnums) & set(self.static_argnums))}")
-        self._specs = _specializations(fun, (
-            self.static_argnums, self.static_argnames, self.donate_argnums,
-            self.donate_argnames, keep_unused, device, backend, inline,
-            repr(abstracted_axes)))
+        #: what, beside ``fun``, keys the specializations jit functions share
+        self._options = (self.static_argnums, self.static_argnames, self.donate_argnums,
+                         self.donate_argnames, keep_unused, device, backend, inline,
+                         repr(abstracted_axes))
+        self._specs = _specializations(fun, self._options)
         self._cache = self._specs.entries
         self._flat_trees: dict = {}
         #: shape polymorphism: the abstracted_axes prefix, its plan per argument structure,
@@ -557,6 +562,10 @@ class LaidOutJit:
         self._jitted = jitted
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         jitted._layout = self
+        # its traces carry the shardings: shared only with jits of the same ones
+        jitted._specs = _specializations(jitted.fun, jitted._options + (
+            layout_key(in_shardings), layout_key(out_shardings)))
+        jitted._cache = jitted._specs.entries
         functools.update_wrapper(self, jitted.fun, updated=())
 
     def __getattr__(self, name):
@@ -593,7 +602,7 @@ class LaidOutJit:
         static = self._jitted.static_argnums
         dyn = [i for i in range(len(args)) if i not in static]
         specs = self.in_shardings
-        if _is_placement(specs):
+        if is_placement(specs):
             specs = (specs,) * len(dyn)
         if not isinstance(specs, (tuple, list)) or len(specs) != len(dyn):
             raise ValueError(f"jit in_shardings must be a sharding or a tuple with one entry "
@@ -615,19 +624,19 @@ class LaidOutJit:
         ins = []
         if self.in_shardings is not None:
             for i, spec in self._arg_specs(args):
-                ins += _placements(args[i], spec, "jit in_shardings", f"args[{i}]")
+                ins += placements(args[i], spec, "jit in_shardings", f"args[{i}]")
         else:
             ins = [None] * len(tree_util.tree_leaves(
                 [a for i, a in enumerate(args) if i not in self._jitted.static_argnums]))
         outs = [None] * len(tree_util.tree_leaves(out)) if self.out_shardings is None else \
-            _placements(out, self.out_shardings, "jit out_shardings", "outputs")
+            placements(out, self.out_shardings, "jit out_shardings", "outputs")
         for (path, leaf), s in zip(tree_util.tree_flatten_with_path(out)[0], outs):
             if isinstance(s, mesh_lib.NamedSharding):   # JAX's errors before the partitioner's
                 mesh_lib.check_shape(s, np.shape(leaf) if not isinstance(leaf, Tracer) else
                                      leaf.aval.shape, f"outputs{tree_util.keystr(path)}",
                                      "jit out_shardings")
         named = [s for s in ins + outs if isinstance(s, mesh_lib.NamedSharding)]
-        if not named or named[0].mesh.size == 1 or _maps_devices(module):
+        if not named or named[0].mesh.size == 1 or maps_devices(module):
             return None   # a shard_map inside places its own work: shardings lay values out
         mesh = named[0].mesh
         for s in named[1:]:
@@ -641,54 +650,11 @@ class LaidOutJit:
         return mesh
 
 
-def _maps_devices(module) -> bool:
-    """Whether the traced ``module`` holds a pmap or shard_map (already per device)."""
-    found = []
-
-    def visit(op):
-        cls = lookup(op.name)
-        if cls is not None and issubclass(cls, Pmap):
-            found.append(op)
-        return mlir.ir().WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return bool(found)
-
-
-def ir_mesh(mesh) -> IRMesh:
-    """The IR form of a ``Mesh``: axis names, sizes, device ids."""
-    return IRMesh(tuple(mesh.axis_names), tuple(mesh.axis_sizes),
-                  tuple(d.id for d in mesh.devices.flat))
-
-
-def sharding_spec(sharding) -> tuple:
-    """The IR form of a ``NamedSharding``'s spec: the mesh axes of each dimension."""
-    spec = sharding.spec
-    return trim(tuple(spec.axes_of(d) for d in range(len(spec))))
-
-
-def _placements(x, shardings, api: str, what: str) -> list:
-    """One placement per leaf of ``x`` from the prefix pytree ``shardings``."""
-    if _is_placement(shardings):
-        return [shardings] * len(tree_util.tree_leaves(x))
-    is_leaf = lambda s: s is None or _is_placement(s)  # noqa: E731
-    treedef = tree_util.tree_structure(shardings, is_leaf=is_leaf)
-    try:
-        subtrees = treedef.flatten_up_to(x)
-    except ValueError:
-        raise ValueError(f"{api}: the shardings for {what} must be a pytree prefix of "
-                         f"{tree_util.tree_structure(x)}, got {treedef}") from None
-    places = []
-    for s, sub in zip(tree_util.tree_leaves(shardings, is_leaf=is_leaf), subtrees):
-        places += [s] * len(tree_util.tree_leaves(sub))
-    return places
-
-
 def lay_out(x, shardings, api: str, what: str):
     """``x`` put as ``shardings`` (a prefix pytree; None leaves a leaf where it is)."""
     if shardings is None:
         return x
-    places = _placements(x, shardings, api, what)
+    places = placements(x, shardings, api, what)
     leaves, tree = tree_util.tree_flatten(x)
     paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(x)[0]]
     return tree_util.tree_unflatten(tree, [
@@ -733,7 +699,7 @@ def device_put(x, device=None, *, donate: bool = False, may_alias=None):
     """Copies a pytree of arrays to ``device`` (default: the first device), or lays it out
     as a sharding: a ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the
     mesh of ``set_mesh``, or a pytree of those matching ``x``."""
-    if _is_placement(device) or device is None:
+    if is_placement(device) or device is None:
         return tree_util.tree_map(lambda leaf: _put(leaf, device), x)
     try:
         places = tree_util.tree_structure(x).flatten_up_to(device)
@@ -742,10 +708,6 @@ def device_put(x, device=None, *, donate: bool = False, may_alias=None):
                          f"pytree {tree_util.tree_structure(x)}: {e}") from None
     leaves, tree = tree_util.tree_flatten(x)
     return tree_util.tree_unflatten(tree, [_put(v, d) for v, d in zip(leaves, places)])
-
-
-def _is_placement(d) -> bool:
-    return isinstance(d, (devices.Device, mesh_lib.Sharding, mesh_lib.PartitionSpec))
 
 
 def _put(leaf, device, what: str = "", api: str = "device_put"):

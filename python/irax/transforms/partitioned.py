@@ -32,6 +32,7 @@ from irax.frontend.trace import bind
 from irax.passes import run_pipeline
 from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
+from irax.transforms.layout import ir_mesh
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 
 
@@ -45,10 +46,8 @@ class Partitioned:
         module = clone_module(trace_module)
         run_pipeline(module, "builtin.module(irax-expand-transforms)")
         fn = module.body.operations[0]
-        ir_mesh = S.Mesh(tuple(mesh.axis_names), tuple(mesh.axis_sizes),
-                         tuple(d.id for d in mesh.devices.flat))
         with mlir.context(), mlir.unknown_loc():
-            name, ins, outs = partition_function(module, fn, ir_mesh)
+            name, ins, outs = partition_function(module, fn, ir_mesh(mesh))
         self.module = module   # keeps the replayed function's IR alive
         self.in_specs = [_pspec(s) for s in ins]
         self.out_specs = [_pspec(s) for s in outs]

@@ -41,7 +41,8 @@ from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.shard.partition import from_blocks, to_blocks
 from irax.shard.vma import output_vma
-from irax.transforms.jit import eval_shape, ir_mesh, jit
+from irax.transforms.jit import eval_shape, jit
+from irax.transforms.layout import ir_mesh
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import _arg_names
 
