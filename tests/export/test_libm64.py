@@ -147,3 +147,84 @@ def test_complex128_math_on_a_cross_target_matches_numpy(x64):
         worst = int(np.argmax(err))
         assert err[worst] < 1e-13, (name, g[worst], v[worst])
     assert np.asarray(got[8])[0] == 1.0 and np.asarray(got[6])[0] == 0.0
+
+
+def test_float64_exp_log_family_on_a_cross_target(x64):
+    """exp, expm1, log, log1p, pow and logistic of float64 as irax-expand-libm writes them
+    (wasm32's IREE calls the C library for them): within 1-2 ulp of NumPy (whose own are
+    within an ulp), C's special values, and the wasm32 artifact links."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    x = np.concatenate([rng.uniform(-40, 40, n), rng.uniform(-745, 709.7, n),
+                        10.0 ** rng.uniform(-300, 2.8, n) * rng.choice([-1, 1], n),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 709.78, 709.79,
+                         -745.2, 1e-17, -1e-17, 0.3465, -0.3466, 2.0 ** -30, 1.5, 0.5]])
+    p = np.abs(x) + 1e-300
+    p[-17:] = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 1e300, 1e-300,
+               0.70710678, 1.41421357, 0.9999999999, 1.0000000001, 1e-17, 3.0, 7.0]
+    u = np.concatenate([rng.uniform(-0.999, 4, n), 10.0 ** rng.uniform(-300, 300, 2 * n),
+                        [-1.0, -1.5, 0.0, -0.0, np.inf, np.nan, 1e-20, -1e-20, 2.0 ** -53,
+                         -0.5, 0.5, 1.0, 1e300, -0.9999999, 3.0, 1e-300, 7.0]])
+    b = rng.uniform(0.01, 8, x.size)
+    e = rng.uniform(-60, 60, x.size)
+
+    def f(x, p, u, b, e):
+        return (jnp.exp(x), jnp.expm1(x), jnp.log(p), jnp.log1p(u), b ** e,
+                irax.nn.sigmoid(x))
+
+    spec = irax.ShapeDtypeStruct(x.shape, np.float64)
+    exported = irax.export.export(f, targets=["x86_64", "wasm32"])(*[spec] * 5)
+    got = [np.asarray(v) for v in exported.call(x, p, u, b, e)]
+    with np.errstate(all="ignore"):
+        want = [np.exp(x), np.expm1(x), np.log(p), np.log1p(u), b ** e, 1 / (1 + np.exp(-x))]
+    limits = {"exp": 1, "expm1": 2, "log": 1, "log1p": 1, "pow": 2, "logistic": 2}
+    for (name, limit), g, w in zip(limits.items(), got, want):
+        u_ = _ulps(g, w)
+        u_[np.abs(w) < 1e-290] = 0.0        # denormal results: flushed
+        worst = int(np.argmax(u_))
+        assert u_[worst] <= limit, (name, worst, g[worst], w[worst], u_[worst])
+    # C's values at the edges
+    exp, expm1, log, log1p, _, sig = got
+    np.testing.assert_array_equal(exp[-17:-12], [1.0, 1.0, np.inf, 0.0, np.nan])
+    np.testing.assert_array_equal(expm1[-17:-12], [0.0, -0.0, np.inf, -1.0, np.nan])
+    assert np.signbit(expm1[-16]) and exp[-9] == np.inf and exp[-8] == 0.0
+    np.testing.assert_array_equal(log[-17:-12], [-np.inf, -np.inf, np.inf, np.nan, np.nan])
+    np.testing.assert_array_equal(log1p[-17:-11], [-np.inf, np.nan, 0.0, -0.0, np.inf, np.nan])
+    assert np.signbit(log1p[-14])
+    np.testing.assert_array_equal(sig[-17:-12], [0.5, 0.5, 1.0, 0.0, np.nan])
+    # pow's special cases, as C's
+    xs = np.array([0.0, -0.0, -0.0, 0.0, -2.0, -2.0, -2.0, np.inf, -np.inf, -np.inf, 0.5,
+                   2.0, -1.0, 1.0, np.nan, np.nan, 2.0, -8.0])
+    ys = np.array([-1.0, -1.0, 3.0, 2.5, 3.0, 2.0, 0.5, -2.0, 3.0, -3.0, -np.inf, np.inf,
+                   np.inf, np.nan, 0.0, 1.0, 1024.0, 1.0 / 3.0])
+    s = irax.ShapeDtypeStruct(xs.shape, np.float64)
+    pw = np.asarray(irax.export.export(lambda a, b: a ** b, targets=["x86_64"])(s, s)
+                    .call(xs, ys))
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(pw, np.power(xs, ys))
+        want = np.power(xs, ys)
+        np.testing.assert_array_equal(np.signbit(pw)[~np.isnan(want)],
+                                      np.signbit(want)[~np.isnan(want)])
+
+
+def test_float64_rounding_on_a_cross_target(x64):
+    """floor, ceil, trunc, round and rint of float64 without the C library (a generic
+    x86-64 calls it for ceil and trunc, wasm32 for round): exact, signs of zeros kept."""
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(-10, 10, 500), 10.0 ** rng.uniform(-5, 17, 200),
+                        -(10.0 ** rng.uniform(-5, 17, 200)),
+                        [0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994,
+                         2.0 ** 52 + 1, -(2.0 ** 52) - 1, 2.0 ** 51 + 0.5, np.inf, -np.inf,
+                         np.nan, 1e300, -1e-300]])
+
+    def f(v):
+        return jnp.floor(v), jnp.ceil(v), jnp.trunc(v), jnp.round(v), jnp.rint(v)
+
+    spec = irax.ShapeDtypeStruct(x.shape, np.float64)
+    got = irax.export.export(f, targets=["x86_64", "wasm32"])(spec).call(x)
+    want = (np.floor(x), np.ceil(x), np.trunc(x), np.round(x), np.rint(x))
+    for name, g, w in zip(("floor", "ceil", "trunc", "round", "rint"), got, want):
+        g = np.asarray(g)
+        np.testing.assert_array_equal(g, w, err_msg=name)
+        np.testing.assert_array_equal(np.signbit(g)[~np.isnan(w)], np.signbit(w)[~np.isnan(w)],
+                                      err_msg=name)

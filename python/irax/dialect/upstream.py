@@ -141,6 +141,34 @@ class StableHLOLog(UpstreamOp):
     name = "stablehlo.log"
 
 
+class StableHLOExpm1(UpstreamOp):
+    name = "stablehlo.exponential_minus_one"
+
+
+class StableHLOLog1p(UpstreamOp):
+    name = "stablehlo.log_plus_one"
+
+
+class StableHLOLogistic(UpstreamOp):
+    name = "stablehlo.logistic"
+
+
+class StableHLOFloor(UpstreamOp):
+    name = "stablehlo.floor"
+
+
+class StableHLOCeil(UpstreamOp):
+    name = "stablehlo.ceil"
+
+
+class StableHLORoundEven(UpstreamOp):
+    name = "stablehlo.round_nearest_even"
+
+
+class StableHLORoundAfz(UpstreamOp):
+    name = "stablehlo.round_nearest_afz"
+
+
 class StableHLOSqrt(UpstreamOp):
     name = "stablehlo.sqrt"
 
