@@ -7,6 +7,7 @@ IREE's CPU arithmetic flushes float64 denormals to zero (``x + 1e-310`` is 0 in 
 compiled program), so inputs and results stay in the normal range."""
 
 import math
+from decimal import Decimal, getcontext
 from fractions import Fraction
 
 import numpy as np
@@ -122,6 +123,15 @@ def test_float64_math_on_a_cross_target_matches_numpy_and_exact_values(x64):
 
 
 
+def _log1p(z):
+    """``log(1 + z)`` of complex128 values with the real part from 50-digit decimals:
+    NumPy's loses it near zero (``log1p(1e-8 + 1e-9j)`` has 9.9999998892e-09 for
+    9.9999999505e-09)."""
+    getcontext().prec = 50
+    re = [float(((1 + Decimal(v.real)) ** 2 + Decimal(v.imag) ** 2).ln() / 2) for v in z]
+    return np.asarray(re) + 1j * np.arctan2(z.imag, 1 + z.real)
+
+
 def test_complex128_math_on_a_cross_target_matches_numpy(x64):
     rng = np.random.default_rng(3)
     z = rng.uniform(-5, 5, 600) + 1j * rng.uniform(-5, 5, 600)
@@ -131,14 +141,17 @@ def test_complex128_math_on_a_cross_target_matches_numpy(x64):
 
     def f(z, w):
         return (jnp.sin(z), jnp.cos(z), jnp.tan(z), jnp.tanh(z), jnp.exp(z), jnp.log(z),
-                jnp.sqrt(z), irax.lax.rsqrt(z), z ** w)
+                jnp.sqrt(z), irax.lax.rsqrt(z), z ** w, jnp.expm1(z), jnp.log1p(z),
+                jnp.expm1(z * 1e-9), jnp.log1p(z * 1e-9))
 
     spec = irax.ShapeDtypeStruct(z.shape, np.complex128)
-    got = irax.export.export(f, targets=["x86_64"])(spec, spec).call(z, w)
+    got = irax.export.export(f, targets=["x86_64", "wasm32"])(spec, spec).call(z, w)
     with np.errstate(all="ignore"):
         want = (np.sin(z), np.cos(z), np.tan(z), np.tanh(z), np.exp(z), np.log(z[1:]),
-                np.sqrt(z), 1 / np.sqrt(z[1:]), z ** w)
-    names = ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "rsqrt", "power")
+                np.sqrt(z), 1 / np.sqrt(z[1:]), z ** w, np.expm1(z), _log1p(z[3:]),
+                np.expm1(z * 1e-9), _log1p(z * 1e-9))
+    names = ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "rsqrt", "power", "expm1",
+             "log1p", "expm1 near 0", "log1p near 0")
     for name, g, v in zip(names, got, want):
         g = np.asarray(g)[-len(v):]
         with np.errstate(invalid="ignore"):
@@ -228,3 +241,25 @@ def test_float64_rounding_on_a_cross_target(x64):
         np.testing.assert_array_equal(g, w, err_msg=name)
         np.testing.assert_array_equal(np.signbit(g)[~np.isnan(w)], np.signbit(w)[~np.isnan(w)],
                                       err_msg=name)
+
+
+def test_float64_library_functions_link_for_every_cross_target(x64):
+    """Everything irax builds on exp, log and the roundings (sinh ... digamma, complex
+    arcsin, ...) links for wasm32 and a generic x86-64 without a C library (compile only:
+    no wasm32 runtime here; the numbers are the tests above)."""
+    from irax.scipy import special as sp
+
+    def f(x, z):
+        return (jnp.sinh(x), jnp.cosh(x), jnp.arcsin(x), jnp.arccos(x), jnp.arctanh(x),
+                jnp.arcsinh(x), sp.erf(x), sp.erfinv(x), sp.gammaln(x), sp.digamma(x),
+                jnp.exp2(x), jnp.log10(x), jnp.logaddexp(x, x), jnp.hypot(x, x),
+                jnp.mod(x, 3.0), jnp.i0(x), jnp.sinc(x), jnp.sinh(z), jnp.arcsin(z),
+                jnp.log10(z), jnp.arctan(z), jnp.cosh(z))
+
+    specs = (irax.ShapeDtypeStruct((8,), np.float64), irax.ShapeDtypeStruct((8,), np.complex128))
+    exported = irax.export.export(f, targets=["wasm32", "x86_64"])(*specs)
+    assert sorted(exported.targets) == ["wasm32", "x86_64"]
+    x = np.linspace(-0.9, 0.9, 8)
+    got = exported.call(x, x + 0.5j)
+    np.testing.assert_allclose(np.asarray(got[0]), np.sinh(x), rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(got[18]), np.arcsin(x + 0.5j), rtol=1e-13)

@@ -16,6 +16,7 @@ cross-compiled CPU target, so that one expansion serves all of them.
     pow x y  exp(y log|x|) with log|x| in double-double and y times it as an exact
              product; C's special cases (integer y for x < 0, zeros, infinities, NaN)
     logistic 1 / (1 + exp(-x))
+    complex128 expm1 and log1p from these, without cancellation near zero
 
 Each is within an ulp or two of the exact value (``tests/export/test_libm64.py``);
 results in the denormal range are flushed to zero, as IREE's CPU code does anyway.
@@ -29,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from irax.dialect import mlir
-from irax.lowering.libm64 import _Ops
+from irax.lowering.libm64 import _Ops, _parts, atan2_64
 from irax.lowering.trig import pieces
 
 #: ln 2 to 2**-230 (its series: sum of 1 / (k 2**k))
@@ -265,3 +266,34 @@ def power(lb, x, y):
     one = f.lb.op("stablehlo.or", [f.lb.compare(y, f.c(0.0), "EQ"),
                                    f.lb.compare(x, f.c(1.0), "EQ")], f.bool)
     return f.select(one, f.c(1.0), out)
+
+
+def complex_expm1(lb, z):
+    """``exp(z) - 1`` of the complex128 value ``z = x + iy`` without cancellation near
+    zero: ``expm1(x) cos y - 2 sin(y/2)**2 + i exp(x) sin y``."""
+    f, x, y = _parts(lb, z)
+    em1 = f("exponential_minus_one", x)
+    half = f("sine", f.mul_c(y, 0.5))
+    re = f("subtract", f("multiply", em1, f("cosine", y)),
+           f.mul_c(f("multiply", half, half), 2.0))
+    im = f("multiply", f("exponential", x), f("sine", y))
+    # y = 0: the real line exactly (sin 0 is 0 whatever exp x is)
+    im = f.select(lb.compare(y, f.c(0.0), "EQ"), y, im)
+    return lb.op("stablehlo.complex", [re, im], mlir.aval_of(z))
+
+
+def complex_log1p(lb, z):
+    """``log(1 + z)`` of the complex128 value ``z = x + iy``: near zero the real part is
+    ``log1p(x (2 + x) + y**2) / 2`` (no rounding of 1 + x), elsewhere ``log|1 + z|``;
+    the imaginary part ``atan2(y, 1 + x)``."""
+    f, x, y = _parts(lb, z)
+    aval = mlir.aval_of(z)
+    one_x = f("add", f.c(1.0), x)
+    near = lb.op("stablehlo.and", [f.lt(f("abs", x), f.c(0.5)), f.lt(f("abs", y), f.c(0.5))],
+                 f.bool)
+    t = f("add", f("multiply", x, f("add", f.c(2.0), x)), f("multiply", y, y))
+    small = f.mul_c(f("log_plus_one", t), 0.5)
+    far = f("log", lb.op("stablehlo.abs", [lb.op("stablehlo.complex", [one_x, y], aval)],
+                         f.aval))
+    return lb.op("stablehlo.complex", [f.select(near, small, far), atan2_64(lb, y, one_x)],
+                 aval)

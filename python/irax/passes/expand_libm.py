@@ -2,7 +2,8 @@
 (``sine``, ``cosine``, ``tan``, ``tanh``, ``atan2``, ``cbrt``, ``remainder``; on some
 targets ``exponential``, ``exponential_minus_one``, ``log``, ``log_plus_one``, ``power``,
 ``logistic``, ``floor``, ``ceil``, ``round_nearest_even``/``afz``; complex128 ``sine``,
-``cosine``, ``tan``, ``tanh``, ``exponential``, ``log``, ``sqrt``, ``rsqrt``, ``power``)
+``cosine``, ``tan``, ``tanh``, ``exponential``, ``exponential_minus_one``, ``log``,
+``log_plus_one``, ``sqrt``, ``rsqrt``, ``power``)
 into plain StableHLO arithmetic (``lowering/libm64.py``, ``lowering/exp_log64.py``), so
 that a program compiles for a CPU that is not this one: IREE's embedded linker has no
 libm to resolve ``sin`` against (expansions that use ``exp`` or ``log`` get those
@@ -60,6 +61,8 @@ COMPLEX_EXPANSIONS = {
     U.StableHLORsqrt: libm64.complex_rsqrt,
     U.StableHLOTanh: libm64.complex_tanh,
     U.StableHLOPower: libm64.complex_power,
+    U.StableHLOExpm1: exp_log64.complex_expm1,
+    U.StableHLOLog1p: exp_log64.complex_log1p,
 }
 
 _BY_DTYPE = {np.dtype(np.float64): EXPANSIONS, np.dtype(np.complex128): COMPLEX_EXPANSIONS}
@@ -68,8 +71,8 @@ _BY_DTYPE = {np.dtype(np.float64): EXPANSIONS, np.dtype(np.complex128): COMPLEX_
 @register_pass
 class ExpandLibm(ModulePass):
     """irax-expand-libm: float64 sin, cos, tan, tanh, atan2, cbrt, remainder, exp, expm1,
-    log, log1p, power, logistic and roundings, complex128 sin, cos, tan, tanh, exp, log,
-    sqrt, rsqrt and power as plain StableHLO arithmetic"""
+    log, log1p, power, logistic and roundings, complex128 sin, cos, tan, tanh, exp, expm1,
+    log, log1p, sqrt, rsqrt and power as plain StableHLO arithmetic"""
 
     name = "irax-expand-libm"
 

@@ -400,7 +400,8 @@ def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
                 f"function {missing.group(1)}, which cross-compiled code cannot link "
                 "(irax-expand-libm rewrites float64 sin, cos, tan, tanh, atan2, cbrt, "
                 "fmod, exp, expm1, log, log1p, pow, logistic and the roundings, and "
-                "complex128 sin, cos, tan, tanh, exp, log, sqrt and power, not this one); "
+                "complex128 sin, cos, tan, tanh, exp, expm1, log, log1p, sqrt and power, "
+                "not this one); "
                 "compute it in float32, or compile for this machine")
         raise CompilationError(f"irax: IREE failed to compile {name}:\n{err.text.strip()}")
     return vmfb
