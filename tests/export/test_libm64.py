@@ -6,7 +6,6 @@ NumPy and, where NumPy's own float64 functions are inexact, against exact ration
 IREE's CPU arithmetic flushes float64 denormals to zero (``x + 1e-310`` is 0 in any
 compiled program), so inputs and results stay in the normal range."""
 
-import math
 from decimal import Decimal, getcontext
 from fractions import Fraction
 
@@ -33,25 +32,32 @@ def _ulps(got, want):
     return d
 
 
-_HALF_PI = Fraction(pi_times_power_of_two(2400), 1 << 2401)
+#: fixed point: x 2**_S is an integer for every float64 (_S > 1074), and pi/2 2**_S is
+#: known to within 1 (so k pi/2, k < 2**1025, to within 2**-1400)
+_S = 2500
+_HALF_PI_S = pi_times_power_of_two(_S) // 2
+_T = 320      # the series' fixed point: r 2**_T, terms far past 2**-200
 
 
 def _exact_sin_cos(x: float):
-    """``(sin x, cos x)`` rounded once from the exact reduction (x finite)."""
-    v = Fraction(x)
-    k = math.floor(v / _HALF_PI + Fraction(1, 2))
-    r = v - k * _HALF_PI
-    s = c = Fraction(0)
+    """``(sin x, cos x)`` rounded once from the exact reduction (x finite), in integer
+    fixed point (Fractions cost minutes here)."""
+    num, den = x.as_integer_ratio()             # den a power of two <= 2**1074
+    big = num * ((1 << _S) // den)              # x 2**_S exactly
+    k = (2 * big + _HALF_PI_S) // (2 * _HALF_PI_S)   # nearest integer to x / (pi/2)
+    r = (big - k * _HALF_PI_S) >> (_S - _T)     # |r| <= pi/4, scaled by 2**_T
+    r2 = (r * r) >> _T
+    s = c = 0
     term = r
-    for n in range(1, 40, 2):         # |r| <= pi/4: 20 terms are far past 2**-200
+    for n in range(1, 60, 2):
         s += term
-        term = -term * r * r / ((n + 1) * (n + 2))
-    term = Fraction(1)
-    for n in range(0, 40, 2):
+        term = -(term * r2 >> _T) // ((n + 1) * (n + 2))
+    term = 1 << _T
+    for n in range(0, 60, 2):
         c += term
-        term = -term * r * r / ((n + 1) * (n + 2))
+        term = -(term * r2 >> _T) // ((n + 1) * (n + 2))
     sin, cos = [(s, c), (c, -s), (-s, -c), (-c, s)][k % 4]
-    return float(sin), float(cos)
+    return sin / (1 << _T), cos / (1 << _T)
 
 
 def _inputs():
