@@ -49,9 +49,28 @@ def eager_chain(ctx: Context):
             return run
         return setup
 
+    def make_fns(lib):
+        def setup():
+            if lib == "numpy":
+                np_mod, xs, ready = np, x, (lambda y: y)
+            else:
+                mod, np_mod = _mod(lib)[:2]
+                xs, ready = mod.device_put(x), mod.block_until_ready
+
+            def run():
+                y = xs
+                for _ in range(n):
+                    y = np_mod.multiply(np_mod.sin(y), 1.0001)
+                return ready(y)
+            return run
+        return setup
+
     return [measure(ctx, "eager", "eager x * 1.0001 + 0.1 [4 f32], per op",
                     {lib: make(lib) for lib in ("irax", "jax", "numpy")}, per=2 * n,
-                    reps=ctx.r(7, 3), notes=[f"chain of {n} x 2 ops, no jit"])]
+                    reps=ctx.r(7, 3), notes=[f"chain of {n} x 2 ops, no jit"]),
+            measure(ctx, "eager", "eager jnp.multiply(jnp.sin(x), 1.0001) [4 f32], per op",
+                    {lib: make_fns(lib) for lib in ("irax", "jax", "numpy")}, per=2 * n,
+                    reps=ctx.r(7, 3), notes=[f"chain of {n} x 2 calls of jnp functions"])]
 
 
 # 12. eager fori_loop

@@ -1,5 +1,6 @@
-"""The eager fast path of ``+ - * /`` on concrete float arrays (numpy/_array_methods.py
-``_fast``) gives what the full path gives: dtype, weak type and bits, and JAX's results."""
+"""The eager fast path of ``+ - * /`` and of ``jnp.add`` ... ``jnp.sin``, ``jnp.exp`` ... on
+concrete float arrays (``numpy/_fast.py``) gives what the full path gives (the same calls
+with the fast path switched off): dtype, weak type and bits, and JAX's results."""
 
 import jax
 import jax.numpy as jjnp
@@ -9,12 +10,23 @@ import pytest
 
 import irax
 import irax.numpy as jnp
+from irax.numpy import _fast
 
 OPS = {"add": (lambda a, b: a + b, lambda a, b: b + a, jnp.add),
        "sub": (lambda a, b: a - b, lambda a, b: b - a, jnp.subtract),
        "mul": (lambda a, b: a * b, lambda a, b: b * a, jnp.multiply),
        "div": (lambda a, b: a / b, lambda a, b: b / a, jnp.true_divide)}
 DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32]
+
+
+@pytest.fixture
+def full(monkeypatch):
+    """``full(f, *args)``: ``f`` with the fast path off (no dtype qualifies)."""
+    def call(f, *args):
+        with monkeypatch.context() as m:
+            m.setattr(_fast, "_FAST_FLOATS", frozenset())
+            return f(*args)
+    return call
 
 
 def _same(a, b):
@@ -27,12 +39,14 @@ def _same(a, b):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("other", [1.0001, -3, 0.0, float("inf"), float("nan"), 1e300,
                                    70000, 2 ** 31 - 1, True])
-def test_with_python_scalars_as_the_full_path_and_jax(op, dtype, other):
+def test_with_python_scalars_as_the_full_path_and_jax(op, dtype, other, full):
     fwd, rev, fn = OPS[op]
     x = np.array([0.5, -2.25, 3.0e3, 0.0], dtype)
     a = jnp.asarray(x)
-    _same(fwd(a, other), fn(a, other))
-    _same(rev(a, other), fn(other, a))
+    for got in (fwd(a, other), fn(a, other)):
+        _same(got, full(fn, a, other))
+    for got in (rev(a, other), fn(other, a)):
+        _same(got, full(fn, other, a))
     j = jjnp.asarray(x)
     for got, want in ((fwd(a, other), fwd(j, other)), (rev(a, other), rev(j, other))):
         assert got.dtype == want.dtype and got.aval.weak_type == want.weak_type
@@ -41,13 +55,14 @@ def test_with_python_scalars_as_the_full_path_and_jax(op, dtype, other):
 
 
 @pytest.mark.parametrize("op", list(OPS))
-def test_with_arrays_and_weak_types(op):
+def test_with_arrays_and_weak_types(op, full):
     fwd, _, fn = OPS[op]
     x = jnp.asarray(np.array([1.5, -2.0, 7.0], np.float32))
     weak = irax.lax.broadcast(jnp.asarray(2.5), (3,))      # weakly typed float32
     assert weak.aval.weak_type
     for a, b in ((x, x), (weak, weak), (x, weak), (weak, x)):
-        _same(fwd(a, b), fn(a, b))
+        _same(fwd(a, b), full(fn, a, b))
+        _same(fn(a, b), full(fn, a, b))
     jw = jax.lax.broadcast(jax.numpy.asarray(2.5), (3,))
     assert fwd(weak, weak).aval.weak_type == fwd(jw, jw).weak_type
 
@@ -64,3 +79,23 @@ def test_other_cases_take_the_full_path():
         x * jnp.ones(4, np.float32)
     out = irax.jit(lambda v: v * 2.0 + 1)(x)               # traced: staged, not evaluated
     np.testing.assert_array_equal(np.asarray(out), np.full(3, 3.0, np.float32))
+
+
+UNARY = ("sin", "cos", "tan", "tanh", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt", "cbrt")
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", DTYPES + [np.float64])
+def test_unary_functions_as_the_full_path_and_jax(name, dtype, full):
+    x = np.array([0.5, -2.25, 3.0e3, 0.0, -0.0, 1e-3, np.inf, np.nan], dtype)
+    fn = getattr(jnp, name) if name != "rsqrt" else irax.lax.rsqrt
+    a = jnp.asarray(x)
+    _same(fn(a), full(fn, a))
+    weak = irax.lax.broadcast(jnp.asarray(0.75), (3,))
+    _same(fn(weak), full(fn, weak))
+    if dtype != np.float64:
+        jfn = getattr(jjnp, name) if name != "rsqrt" else jax.lax.rsqrt
+        want = np.asarray(jfn(jjnp.asarray(x)), np.float64)
+        with np.errstate(invalid="ignore"):
+            np.testing.assert_allclose(np.asarray(fn(a), np.float64), want,
+                                       rtol=1e-2 if dtype != np.float32 else 2e-6)

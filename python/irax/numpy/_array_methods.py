@@ -13,7 +13,6 @@ NotImplementedError naming it.
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from irax.core import dtypes
@@ -21,57 +20,22 @@ from irax.core.array_methods import install
 from irax.core.errors import ConcretizationTypeError
 from irax.dialect import elementwise as E
 from irax.dialect.bitcast import BitcastConvert
-from irax.frontend.eager import DEBUG_CHECKS, check_values
-from irax.frontend.trace import bind, current_trace
+from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
 from irax.lax import _util as LU
 from irax.numpy._array_api import namespace
 from irax.numpy._at import IndexUpdateHelper
+from irax.numpy._fast import fast_binary
 from irax.runtime.array import Array
 from irax.transforms.jit import device_put
-
-#: the real floating dtypes of the eager fast path (``_fast``)
-_FAST_FLOATS = frozenset(np.dtype(d) for d in ("float16", "float32", "float64")) | {
-    dtypes.bfloat16}
-#: the largest finite value of each: a Python scalar beyond it takes the full path
-_FAST_MAX = {d: float(ml_dtypes.finfo(d).max) for d in _FAST_FLOATS}
-
-
-def _fast(op_cls, x, y, reflected):
-    """``x (op) y`` for a concrete real floating ``irax.Array`` ``x`` outside any trace,
-    ``y`` a Python float or int32-sized int or an ``Array`` of ``x``'s shape, dtype and weak
-    type: the op's NumPy rule applied directly, as ``bind`` would after promotion (a weak
-    Python scalar takes ``x``'s dtype; equal operands need no promotion or broadcast).
-    None for every other case: the full path decides. Eager small ops cost the Python
-    around them; this skips promotion, broadcasting and ``bind``."""
-    aval = x.aval
-    if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
-        return None
-    t = type(y)
-    if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
-            and abs(y) <= _FAST_MAX[aval.dtype]:   # not inf, nan, or what overflows
-        other = np.asarray(y, aval.dtype)
-    elif t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
-        other = y._numpy()
-    else:
-        return None
-    a = x._numpy()
-    args = [other, a] if reflected else [a, other]
-    try:
-        out = op_cls.evaluate_list(args, {}, [aval])[0]
-    except MemoryError:     # the full path says which op could not allocate what
-        return None
-    if DEBUG_CHECKS[0]:
-        check_values(op_cls, [out])
-    return Array._from_host(out, aval)
 
 
 def _binary(fn, reflected=False, op_cls=None):
     """The operator method applying ``fn`` (``other (op) self`` when ``reflected``);
-    ``op_cls``: the op of the eager fast path (``_fast``), if it has one."""
+    ``op_cls``: the op of the eager fast path (``_fast.fast_binary``), if it has one."""
     def op(self, other):
         if op_cls is not None and type(self) is Array:
-            out = _fast(op_cls, self, other, reflected)
+            out = fast_binary(op_cls, self, other, reflected)
             if out is not None:
                 return out
         return fn(other, self) if reflected else fn(self, other)

@@ -17,6 +17,7 @@ from irax.lax import _math_complex as MC
 from irax.lax._elementwise import conj_raw
 from irax.numpy import _complex_special as CS
 from irax.numpy import _util as U
+from irax.numpy._fast import fast_unary
 from irax.numpy._util import cmp, const, select
 from irax.transforms.custom_derivatives import custom_jvp
 
@@ -27,8 +28,14 @@ def _is_complex(x) -> bool:
     return dtypes.is_complex(U.aval_of(x).dtype)
 
 
-def _unary(name, raw, real_only=False, doc=""):
+def _unary(name, raw, real_only=False, doc="", op_cls=None):
+    """The ufunc ``name`` computing ``raw`` in the inexact promotion of its operand;
+    ``op_cls``: the op it is on real floats, for the eager fast path (``_fast``)."""
     def fn(x, /):
+        if op_cls is not None:
+            out = fast_unary(op_cls, x)
+            if out is not None:
+                return out
         (x,) = U.promote_args_inexact(name, x)
         if _is_complex(x) and real_only:
             raise U.dtype_error(name, U.aval_of(x).dtype, "floating")
@@ -79,20 +86,20 @@ def _exp2(x):
     return bind(E.Exp, bind(E.Mul, x, const(x, _LN2)))
 
 
-exp = _unary("exp", _op(E.Exp))
+exp = _unary("exp", _op(E.Exp), op_cls=E.Exp)
 exp2 = _unary("exp2", _exp2)
-expm1 = _unary("expm1", _expm1)
-log = _unary("log", _op(E.Log))
+expm1 = _unary("expm1", _expm1, op_cls=E.Expm1)
+log = _unary("log", _op(E.Log), op_cls=E.Log)
 log2 = _unary("log2", _log_base(2.0))
 log10 = _unary("log10", _log_base(10.0))
-log1p = _unary("log1p", _op(E.Log1p))
-sqrt = _unary("sqrt", _op(E.Sqrt))
-rsqrt = _unary("rsqrt", _op(E.Rsqrt))
-cbrt = _unary("cbrt", _op(E.Cbrt), real_only=True)
-sin = _unary("sin", _op(E.Sin))
-cos = _unary("cos", _op(E.Cos))
-tan = _unary("tan", _op(E.Tan))
-tanh = _unary("tanh", _op(E.Tanh))
+log1p = _unary("log1p", _op(E.Log1p), op_cls=E.Log1p)
+sqrt = _unary("sqrt", _op(E.Sqrt), op_cls=E.Sqrt)
+rsqrt = _unary("rsqrt", _op(E.Rsqrt), op_cls=E.Rsqrt)
+cbrt = _unary("cbrt", _op(E.Cbrt), real_only=True, op_cls=E.Cbrt)
+sin = _unary("sin", _op(E.Sin), op_cls=E.Sin)
+cos = _unary("cos", _op(E.Cos), op_cls=E.Cos)
+tan = _unary("tan", _op(E.Tan), op_cls=E.Tan)
+tanh = _unary("tanh", _op(E.Tanh), op_cls=E.Tanh)
 arcsin = _unary("arcsin", _with_complex("asin", M.asin_raw))
 arccos = _unary("arccos", _with_complex("acos", M.acos_raw))
 arctan = _unary("arctan", _with_complex("atan", M.atan_raw))

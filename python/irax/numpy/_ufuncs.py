@@ -18,7 +18,9 @@ from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
 from irax.lax._elementwise import check_kind, integer_pow_raw
 from irax.numpy import _util as U
+from irax.numpy._fast import fast_binary
 from irax.numpy._util import cmp, const, select
+from irax.runtime.array import Array
 
 
 def _is(kind, x) -> bool:
@@ -28,13 +30,28 @@ def _is(kind, x) -> bool:
             }[kind](dt)
 
 
+def _fast(op_cls, x, y):
+    """The eager fast path (``_fast.fast_binary``) of ``x (op) y``, or None."""
+    if type(x) is Array:
+        return fast_binary(op_cls, x, y)
+    if type(y) is Array:
+        return fast_binary(op_cls, y, x, reflected=True)
+    return None
+
+
 def add(x, y, /):
     """``x + y``; bool operands give ``x or y``."""
+    out = _fast(E.Add, x, y)
+    if out is not None:
+        return out
     x, y = U.promote_args("add", x, y)
     return bind(E.Or if _is("bool", x) else E.Add, x, y)
 
 
 def subtract(x, y, /):
+    out = _fast(E.Sub, x, y)
+    if out is not None:
+        return out
     x, y = U.promote_args("subtract", x, y)
     check_kind("sub", U.aval_of(x).dtype, ("integer", "floating", "complexfloating"), 0)
     return bind(E.Sub, x, y)
@@ -42,12 +59,18 @@ def subtract(x, y, /):
 
 def multiply(x, y, /):
     """``x * y``; bool operands give ``x and y``."""
+    out = _fast(E.Mul, x, y)
+    if out is not None:
+        return out
     x, y = U.promote_args("multiply", x, y)
     return bind(E.And if _is("bool", x) else E.Mul, x, y)
 
 
 def true_divide(x, y, /):
     """``x / y`` in the inexact promotion of the operands (int32 / int32 is float32)."""
+    out = _fast(E.Div, x, y)
+    if out is not None:
+        return out
     x, y = U.promote_args_inexact("true_divide", x, y)
     return bind(E.Div, x, y)
 
