@@ -221,3 +221,42 @@ def test_compiling_for_more_devices_than_exist_is_an_error():
             lowered.compile()
     finally:
         config.update("jax_num_cpu_devices", N)
+
+
+def test_pmap_runs_a_program_per_device_on_threads(monkeypatch):
+    """Called outside a trace on CPU devices (more cores than devices), a pmap is a
+    shard_map over a 1-D mesh of its devices (as JAX builds pmap): a program per device
+    on a thread of its own, every collective met on the host, the results the devices'
+    shards; the values are the one multi-device program's. A collective in a loop falls
+    back to that program."""
+    from irax.sharding import NamedSharding, PartitionSpec
+    from irax.transforms import shard
+
+    monkeypatch.setattr(shard, "_cores", lambda: 64)   # as on a machine with cores to spare
+
+    x, w = _x(N, 3), np.float32(0.5)
+    f = irax.pmap(collectives, axis_name="i", in_axes=(0, None))
+    with config.override("irax_shard_map_threads_min_work", 0):
+        got = f(x, w)
+    with config.override("irax_shard_map_threads", False):
+        want = f(x, w)
+    for k in want:
+        np.testing.assert_allclose(np.asarray(got[k]), np.asarray(want[k]), rtol=1e-6,
+                                   atol=1e-6, err_msg=k)
+        assert isinstance(got[k].sharding, NamedSharding), k
+        assert got[k].sharding.spec == PartitionSpec("i"), k
+    assert sorted(d.id for d in got["psum"].devices()) == list(range(N))
+    # fewer examples than devices: a mesh of the first ones
+    with config.override("irax_shard_map_threads_min_work", 0):
+        two = irax.pmap(lambda v: lax.psum(v, "j"), axis_name="j")(x[:2])
+    np.testing.assert_allclose(np.asarray(two), np.broadcast_to(x[:2].sum(0), (2, 3)),
+                               rtol=1e-6)
+    body = lambda v: lax.fori_loop(0, 3, lambda i, c: c + lax.psum(c, "i"), v)  # noqa: E731
+    with config.override("irax_shard_map_threads_min_work", 0):
+        looped = irax.pmap(body, axis_name="i")(x)
+    np.testing.assert_allclose(np.asarray(looped), np.asarray(irax.vmap(body, axis_name="i")(x)),
+                               rtol=1e-6)
+    # without a spare core (this 2-core machine) the one program runs
+    monkeypatch.setattr(shard, "_cores", lambda: N)
+    with config.override("irax_shard_map_threads_min_work", 0):
+        assert not isinstance(f(x, w)["psum"].sharding, NamedSharding)

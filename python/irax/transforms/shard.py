@@ -14,13 +14,20 @@ between. Called outside any transformation, a pmapped function is compiled like 
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any, Callable
 
+import numpy as np
+
+from irax.core import tree_util
+from irax.core.config import config
 from irax.dialect.shard import Pmap
 from irax.frontend.callee import fun_name
 from irax.frontend.trace import current_trace
 from irax.runtime import devices as _devices
+from irax.runtime import mesh as mesh_lib
 from irax.transforms.jit import jit
+from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import check_map_args, map_call
 
 
@@ -61,12 +68,18 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 
     functools.update_wrapper(traced, fun, updated=())
     jitted = None
+    threaded: dict = {}   # device count -> SpmdProgram, or None once it cannot run fun
 
     @functools.wraps(fun, updated=())
     def pmapped(*args, **kwargs):
         nonlocal jitted
         if current_trace() is not None:   # inside a trace: part of the enclosing program
             return traced(*args, **kwargs)
+        if config.irax_shard_map_threads and not (static or donate or kwargs):
+            out = _on_threads(threaded, fun, axis_name, in_axes, out_axes,
+                              _device_group(fun, devices, backend), args)
+            if out is not None:
+                return out
         if jitted is None:
             jitted = jit(traced, static_argnums=tuple(static), donate_argnums=tuple(donate),
                          backend=backend)
@@ -75,6 +88,54 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 
     pmapped.__wrapped__ = fun
     return pmapped
+
+
+def _on_threads(threaded, fun, axis_name, in_axes, out_axes, group, args):
+    """A pmap over CPU devices as a shard_map over a 1-D mesh of them (as JAX builds pmap
+    on shard_map): one program per device on a thread of its own (``spmd.py``), each on
+    its example, the results the devices' shards. None where that does not apply (axes
+    other than 0/None, a non-CPU device, sizes the devices do not fit, no more cores than
+    devices, a program too small or a collective the threads cannot meet): the one
+    multi-device program runs. (On 2 cores the one program was faster for 2 and 4
+    devices: 2.0 vs 2.15 ms, 2.6-2.9 vs 3.3-3.7 ms.)"""
+    axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    if out_axes != 0 or len(axes) != len(args) or any(a not in (0, None) for a in axes):
+        return None
+    sizes = {np.shape(leaf)[0] if np.ndim(leaf) else None
+             for a, x in zip(axes, args) if a == 0 for leaf in tree_util.tree_leaves(x)}
+    if len(sizes) != 1 or None in sizes:
+        return None
+    (n,) = sizes
+    if not 1 <= n <= len(group) or any(d.platform != "cpu" for d in group[:n]):
+        return None
+    if n >= _cores():   # measured: with no spare core the one program is faster
+        return None
+    name = axis_name if axis_name is not None else "_pmap"
+    program = threaded.get(n, False)
+    if program is None:
+        return None
+    mesh = mesh_lib.Mesh(np.array(group[:n], dtype=object), (name,))
+    if program is False:
+        def local(*blocks):
+            squeezed = [tree_util.tree_map(lambda b: b[0], x) if a == 0 else x
+                        for a, x in zip(axes, blocks)]
+            return tree_util.tree_map(lambda r: r[None], fun(*squeezed))
+        functools.update_wrapper(local, fun, updated=())
+        program = threaded[n] = SpmdProgram(local, mesh, jit)
+    specs = []
+    for a, x in zip(axes, args):
+        specs += [mesh_lib.PartitionSpec(name if a == 0 else None)] * \
+            len(tree_util.tree_leaves(x))
+    try:
+        return program(tuple(args), specs, lambda tree, avals: [mesh_lib.PartitionSpec(name)]
+                       * len(avals))
+    except NotSpmd:
+        threaded[n] = None
+        return None
+
+
+def _cores() -> int:
+    return os.cpu_count() or 1
 
 
 def _argnums(value, what: str) -> frozenset:
