@@ -32,7 +32,8 @@ def full(monkeypatch):
 def _same(a, b):
     assert type(a) is irax.Array and type(b) is irax.Array
     assert a.aval == b.aval and a.aval.weak_type == b.aval.weak_type
-    np.testing.assert_array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
+    np.testing.assert_array_equal(np.asarray(a).reshape(-1).view(np.uint8),
+                                  np.asarray(b).reshape(-1).view(np.uint8))
 
 
 @pytest.mark.parametrize("op", list(OPS))
@@ -99,3 +100,24 @@ def test_unary_functions_as_the_full_path_and_jax(name, dtype, full):
         with np.errstate(invalid="ignore"):
             np.testing.assert_allclose(np.asarray(fn(a), np.float64), want,
                                        rtol=1e-2 if dtype != np.float32 else 2e-6)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_reductions_as_the_full_path_and_jax(name, dtype, full):
+    fn, jfn = getattr(jnp, name), getattr(jjnp, name)
+    x = np.array([[0.5, -2.25, 3.0], [1e3, 0.0, -0.0], [7.0, 1.5, np.inf]], dtype)
+    a = jnp.asarray(x)
+    weak = irax.lax.broadcast(jnp.asarray(0.75), (3, 2))
+    for arr in (a, weak):
+        for axis in (None, 0, 1, (0, 1), -1):
+            for keepdims in (False, True):
+                _same(fn(arr, axis=axis, keepdims=keepdims),
+                      full(lambda v, ax=axis, k=keepdims: fn(v, axis=ax, keepdims=k), arr))
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_allclose(np.asarray(fn(a, axis=0), np.float64),
+                                   np.asarray(jfn(jjnp.asarray(x), axis=0), np.float64),
+                                   rtol=1e-3 if dtype == np.float16 else 1e-6)
+    if name in ("max", "min"):
+        with pytest.raises(ValueError, match="zero-size array"):
+            fn(jnp.zeros((0, 2), dtype), axis=0)

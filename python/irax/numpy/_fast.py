@@ -5,6 +5,7 @@ around it). Every other case returns None and takes the full path.
 
     x * 2.0            # Array.__mul__ -> fast_binary(Mul, x, 2.0)
     jnp.sin(x)         # fast_unary(Sin, x)
+    jnp.sum(x)         # fast_reduce(ReduceSum, x, (0,), False)
 """
 
 from __future__ import annotations
@@ -70,3 +71,30 @@ def fast_unary(op_cls, x):
     if DEBUG_CHECKS[0]:
         check_values(op_cls, [out])
     return Array._from_host(out, aval)
+
+
+#: the dtypes of the reductions' fast path (float16/bfloat16 accumulate in float32)
+_REDUCE_FLOATS = frozenset(np.dtype(d) for d in ("float32", "float64"))
+
+
+def fast_reduce(op_cls, x, axes, keepdims):
+    """``op(x)`` over ``axes`` (a non-empty tuple) for a concrete float32/float64
+    ``irax.Array`` ``x`` outside any trace, as ``jnp.sum``/``prod``/``max``/``min`` with
+    their defaults compute it (the result strongly typed); None otherwise."""
+    if type(x) is not Array:
+        return None
+    aval = x.aval
+    if aval.dtype not in _REDUCE_FLOATS or current_trace() is not None:
+        return None
+    shape = tuple(d for i, d in enumerate(aval.shape) if i not in axes)
+    out_aval = aval.update(shape=shape, weak_type=False)
+    try:
+        out = op_cls.evaluate_list([x._numpy()], {"axes": axes}, [out_aval])[0]
+    except MemoryError:
+        return None
+    if DEBUG_CHECKS[0]:
+        check_values(op_cls, [out])
+    if keepdims:
+        kept = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
+        out, out_aval = out.reshape(kept), out_aval.update(shape=kept)
+    return Array._from_host(out, out_aval)

@@ -26,6 +26,7 @@ from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.lax._elementwise import conj_raw
 from irax.numpy import _util as U
+from irax.numpy._fast import fast_reduce
 from irax.numpy._logic import equal, isclose, logical_and, logical_not, logical_or
 from irax.numpy._logic import where as _where
 from irax.numpy._math import isnan
@@ -71,6 +72,10 @@ _OPS = {
 }
 
 
+#: the reductions of the eager fast path (``_fast.fast_reduce``)
+_FAST = {"sum": R.ReduceSum, "prod": R.ReduceProd, "max": R.ReduceMax, "min": R.ReduceMin}
+
+
 def _reduce(name, a, axis, dtype, out, keepdims, initial, where, *, promote_integers=False,
             upcast=False, has_identity=True):
     if out is not None:
@@ -78,6 +83,11 @@ def _reduce(name, a, axis, dtype, out, keepdims, initial, where, *, promote_inte
     x = U.as_array(name, a)
     av = U.aval_of(x)
     axes = U.canonical_axes(axis, av.ndim)
+    if dtype is None and initial is None and where is None and name in _FAST and axes \
+            and builtins.all(av.shape[d] for d in axes):
+        r = fast_reduce(_FAST[name], x, axes, keepdims)
+        if r is not None:
+            return r
     if initial is None and not has_identity:
         if where is not None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use a "
