@@ -33,8 +33,15 @@ from irax.dialect import mlir
 from irax.lowering.libm64 import _Ops, _parts, atan2_64
 from irax.lowering.trig import pieces
 
-#: ln 2 to 2**-230 (its series: sum of 1 / (k 2**k))
-_LN2 = sum(Fraction(1, k * 2 ** k) for k in range(1, 230))
+
+def _ln2(bits: int) -> Fraction:
+    """ln 2 to within ``2**-bits`` (its series, sum of 1 / (k 2**k), in integers)."""
+    guard = bits + 16
+    total = sum((1 << guard) // (k << k) for k in range(1, guard + 1))
+    return Fraction(total >> 16, 1 << bits)
+
+
+_LN2 = _ln2(230)
 _LN2_HI, _LN2_LO = pieces(_LN2, (42, 53))
 _INV_LN2 = float(1 / _LN2)
 #: exp r - 1 = r (1 + r/2 + r**2/6 + ...): the coefficients of r**1 .. r**14

@@ -30,6 +30,7 @@ picks and signs them, as ``trig.py`` does for float32.
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -55,10 +56,11 @@ _FMOD_ROUNDS, _FMOD_STEP = 43, 50
 _SPLITTER = 2.0 ** 27 + 1.0
 
 
+@functools.cache
 def _table() -> np.ndarray:
     """``[_PIECES, rows]``: the 26-bit pieces of ``T(E)`` for ``E`` from ``_FIRST_E`` to
     ``_LAST_E``; piece ``j`` holds the bits at places ``2**(1 - 26 j)`` .. ``2**(-24 - 26 j)``
-    (truncation below ``2**-180``)."""
+    (truncation below ``2**-180``). Computed on first use (~0.1 s: not at import)."""
     rows = []
     for e in range(_FIRST_E, _LAST_E + 1):
         t = (_TWO_OVER_PI * Fraction(2) ** (e - 1075)) % 4
@@ -66,9 +68,6 @@ def _table() -> np.ndarray:
                for j in range(_PIECES)]
         rows.append([float(c - (cum[j - 1] if j else 0)) for j, c in enumerate(cum)])
     return np.asarray(rows, np.float64).T.copy()
-
-
-_T = _table()
 
 
 class _Ops(F64):
@@ -160,7 +159,8 @@ def _payne_hanek(f: _Ops, a):
     mh = f("convert", f.iop("shift_right_logical", m, f.ints(26)))
     ml = f("convert", f.iop("and", m, f.ints((1 << 26) - 1)))
     i32 = ShapedArray(shape + (1,), np.dtype(np.int32))
-    last = _T.shape[1] - 1
+    table = _table()
+    last = table.shape[1] - 1
 
     def rows(offset):
         row = f.iop("clamp", f.ints(0), f.iop("subtract", e, f.ints(_FIRST_E - offset)),
@@ -173,7 +173,7 @@ def _payne_hanek(f: _Ops, a):
                  f"index_vector_dim = {len(shape)}>")
 
     def piece(j, row):
-        return lb.create("stablehlo.gather", [lb.constant(_T[j]), row], [lb.type(f.aval)],
+        return lb.create("stablehlo.gather", [lb.constant(table[j]), row], [lb.type(f.aval)],
                          {"dimension_numbers": dn, "slice_sizes": lb.i64s([1])}).results[0]
 
     hi_rows, lo_rows = rows(26), rows(0)
