@@ -21,6 +21,8 @@ axis_index has no tangent.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from irax.core import dtypes
@@ -38,6 +40,10 @@ class Collective(Op):
 
     num_operands = 1
     attributes = {"axis_name": A.Str}
+    #: shard_map's check_vma rule (``shard/vma.py``): whether the result varies along the
+    #: collective's axis (True: all_gather, ppermute, ...), is the same along it (False:
+    #: psum, pmax, pmin), or depends on the operand alone (None)
+    varies_along_axis: ClassVar[bool | None] = None
     no_rules = {"shard": "a collective names the axis of an enclosing map or shard_map, whose "
                          "callee irax-partition does not enter"}
     #: the attribute that names a dimension of the operand (None: shape-preserving op)
@@ -92,6 +98,7 @@ class Psum(Linear, Collective):
     """
 
     name = "irax.psum"
+    varies_along_axis = False
 
     @classmethod
     def infer(cls, x, *, axis_name):
@@ -116,6 +123,7 @@ class Pmax(Collective):
     """
 
     name = "irax.pmax"
+    varies_along_axis = False
     reduce_method = "reduce_max"
 
     @classmethod
@@ -172,6 +180,7 @@ class AllGather(Linear, Collective):
     """
 
     name = "irax.all_gather"
+    varies_along_axis = True
     attributes = {"axis_name": A.Str, "axis": A.I64, "tiled": A.Bool, "axis_size": A.I64}
     dim_attr = "axis"
     defaults = {"tiled": False}
@@ -215,6 +224,7 @@ class PsumScatter(Linear, Collective):
     """
 
     name = "irax.psum_scatter"
+    varies_along_axis = True
     attributes = {"axis_name": A.Str, "scatter_dimension": A.I64, "tiled": A.Bool,
                   "axis_size": A.I64}
     dim_attr = "scatter_dimension"
@@ -269,6 +279,7 @@ class Ppermute(Linear, Collective):
     """
 
     name = "irax.ppermute"
+    varies_along_axis = True
     attributes = {"axis_name": A.Str, "perm": A.I64Array}
 
     @classmethod
@@ -334,6 +345,7 @@ class AxisIndex(Collective):
     """
 
     name = "irax.axis_index"
+    varies_along_axis = True
     num_operands = 0
     differentiable = False
 

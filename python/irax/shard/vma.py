@@ -3,9 +3,9 @@
 every device along it, which must follow from the function.
 
 A value varies over the axes its argument's in spec splits it along; an op's result
-varies over what its operands vary over; ``psum``/``pmax``/``pmin`` over an axis make
-their result the same along it, while ``all_gather``, ``psum_scatter`` and ``ppermute``
-over an axis (and ``axis_index``) make it vary along it, as in JAX.
+varies over what its operands vary over; a collective says by its class
+(``varies_along_axis``) whether its result is the same along its axis (psum, pmax, pmin)
+or varies along it (all_gather, psum_scatter, ppermute, axis_index), as in JAX.
 
     %0 = "irax.sin"(%x)                         // varies over {x, y} (in spec P('x', 'y'))
     %1 = "irax.psum"(%0) {axis_name = "y"}      // varies over {x}: may be out spec P('x')
@@ -18,21 +18,8 @@ from __future__ import annotations
 
 from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
-from irax.dialect.collective import (
-    AllGather,
-    AxisIndex,
-    Collective,
-    Pmax,
-    Pmin,
-    Ppermute,
-    Psum,
-    PsumScatter,
-)
+from irax.dialect.collective import Collective
 from irax.dialect.control import is_plain_call, is_return
-
-#: collectives whose result is the same along their axis / varies along it
-_INVARIANT = (Psum, Pmax, Pmin)
-_VARYING = (AllGather, PsumScatter, Ppermute, AxisIndex)
 
 
 def output_vma(module, fn, in_vma) -> list:
@@ -62,13 +49,14 @@ def _block(module, block, env) -> list:
             body = funcs.callee_body(op, module)
             outs = _block(module, body, dict(zip(body.arguments, ins))) if body is not None \
                 else [None] * len(op.results)
-        elif cls is not None and issubclass(cls, _INVARIANT + _VARYING):
+        elif cls is not None and issubclass(cls, Collective) and \
+                cls.varies_along_axis is not None:   # the collective's own rule
             axis = cls.decode_attrs(op)["axis_name"]
             base = _union(ins)
             if base is None:
                 outs = [None]
             else:
-                outs = [base - {axis} if issubclass(cls, _INVARIANT) else base | {axis}]
+                outs = [base | {axis} if cls.varies_along_axis else base - {axis}]
         elif (len(op.regions) or funcs.symbol_refs(op)) and _holds_collective(module, op,
                                                                               set()):
             outs = [None] * len(op.results)
