@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from irax.frontend.trace import current_trace
+
 
 class _Axes(threading.local):
     """This thread's bound axes, ``(axis_name, size)`` innermost last."""
@@ -57,3 +59,14 @@ def bound_axis_size(name) -> int:
         if bound == name:
             return size
     raise NameError(f"unbound axis name: {name}")
+
+
+def emit_collective(op_cls, operands, attrs):
+    """A collective over ``attrs["axis_name"]``: computed by that axis' handler when its
+    mesh runs a program per device (``spmd_handler``), else emitted into the innermost
+    trace (a vmap being traced encloses it; constants and operand-free collectives are
+    recorded too). Returns its result."""
+    handler = spmd_handler(attrs["axis_name"])
+    if handler is not None:
+        return handler(op_cls, list(operands), attrs)
+    return current_trace().emit(op_cls, list(operands), attrs)[0]

@@ -22,8 +22,8 @@ from irax.dialect import collective as C
 from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect.constant import Iota
-from irax.frontend.axes import bound_axis_size, spmd_handler
-from irax.frontend.trace import bind, current_trace
+from irax.frontend.axes import bound_axis_size, emit_collective
+from irax.frontend.trace import bind
 from irax.lax import _util as U
 from irax.lax._misc import Token
 from irax.lax._shape_more import dynamic_index_in_dim, index_in_dim
@@ -41,14 +41,7 @@ def _size(name) -> int:
 
 
 def _bind(op_cls, operands, **attrs):
-    """Emits a collective into the innermost trace (a vmap being traced encloses it), so
-    that constants and operand-free collectives are recorded too; over the axis of a
-    mesh whose devices run a program each, the axis' handler computes it instead."""
-    handler = spmd_handler(attrs["axis_name"])
-    if handler is not None:
-        return handler(op_cls, list(operands), attrs)
-    out = current_trace().emit(op_cls, list(operands), attrs)
-    return out[0]
+    return emit_collective(op_cls, operands, attrs)
 
 
 def _leafwise(fn, x):

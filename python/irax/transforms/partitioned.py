@@ -26,7 +26,7 @@ from irax.dialect.base import lookup
 from irax.dialect.collective import Collective
 from irax.dialect.constant import Constant
 from irax.dialect.control import is_return
-from irax.frontend.axes import spmd_handler
+from irax.frontend.axes import emit_collective
 from irax.frontend.compile import clone_module
 from irax.frontend.trace import bind
 from irax.passes import run_pipeline
@@ -105,9 +105,8 @@ class _Replay:
             operands = [env[v] for v in op.operands]
             if cls is None:
                 return operands
-            handler = spmd_handler(attrs["axis_name"]) if issubclass(cls, Collective) else None
-            out = handler(cls, operands, attrs) if handler is not None else \
-                bind(cls, *operands, **attrs)
+            out = emit_collective(cls, operands, attrs) if issubclass(cls, Collective) \
+                else bind(cls, *operands, **attrs)
             env.update(zip(op.results, out if isinstance(out, list) else [out]))
         raise NotSpmd("a function without a return")
 
