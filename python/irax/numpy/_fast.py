@@ -44,16 +44,20 @@ def fast_binary(op_cls, x, y, reflected=False):
     else:
         return None
     a = x._numpy()
-    args = [other, a] if reflected else [a, other]
+    out = _evaluate(op_cls, [other, a] if reflected else [a, other], {}, aval)
+    return None if out is None else Array._from_host(out, aval)
+
+
+def _evaluate(op_cls, arrays, attrs, aval):
+    """The op's NumPy rule on ``arrays`` (checked under jax_debug_nans/infs), or None when
+    it cannot allocate (the full path says which op could not allocate what)."""
     try:
-        out = op_cls.evaluate_list(args, {}, [aval])[0]
-    except MemoryError:     # the full path says which op could not allocate what
+        out = op_cls.evaluate_list(arrays, attrs, [aval])[0]
+    except MemoryError:
         return None
     if DEBUG_CHECKS[0]:
         check_values(op_cls, [out])
-    return Array._from_host(out, aval)
-
-
+    return out
 
 
 def fast_unary(op_cls, x):
@@ -64,13 +68,8 @@ def fast_unary(op_cls, x):
     aval = x.aval
     if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
         return None
-    try:
-        out = op_cls.evaluate_list([x._numpy()], {}, [aval])[0]
-    except MemoryError:
-        return None
-    if DEBUG_CHECKS[0]:
-        check_values(op_cls, [out])
-    return Array._from_host(out, aval)
+    out = _evaluate(op_cls, [x._numpy()], {}, aval)
+    return None if out is None else Array._from_host(out, aval)
 
 
 #: the dtypes of the reductions' fast path (float16/bfloat16 accumulate in float32)
@@ -88,12 +87,9 @@ def fast_reduce(op_cls, x, axes, keepdims):
         return None
     shape = tuple(d for i, d in enumerate(aval.shape) if i not in axes)
     out_aval = aval.update(shape=shape, weak_type=False)
-    try:
-        out = op_cls.evaluate_list([x._numpy()], {"axes": axes}, [out_aval])[0]
-    except MemoryError:
+    out = _evaluate(op_cls, [x._numpy()], {"axes": axes}, out_aval)
+    if out is None:
         return None
-    if DEBUG_CHECKS[0]:
-        check_values(op_cls, [out])
     if keepdims:
         kept = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
         out, out_aval = out.reshape(kept), out_aval.update(shape=kept)
