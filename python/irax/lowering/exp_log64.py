@@ -30,7 +30,7 @@ from fractions import Fraction
 import numpy as np
 
 from irax.dialect import mlir
-from irax.lowering.libm64 import _Ops, _parts, atan2_64
+from irax.lowering.libm64 import F64Ops, atan2_64, complex_parts
 from irax.lowering.trig import pieces
 
 
@@ -86,25 +86,25 @@ def _floor(f, v):
 def floor(lb, x):
     """``floor`` of the float64 value ``x`` without the C library (a cross-compiled
     x86-64 without SSE4.1 calls ``floor``, ``ceil`` and ``trunc`` there, wasm32 ``round``)."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     return _floor(f, x)
 
 
 def ceil(lb, x):
     """``ceil`` of the float64 value ``x`` (``-floor(-x)``)."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     return f("negate", _floor(f, f("negate", x)))
 
 
 def round_even(lb, x):
     """``x`` rounded to the nearest integer, ties to even (float64)."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     return _rint(f, x)
 
 
 def round_afz(lb, x):
     """``x`` rounded to the nearest integer, ties away from zero (float64)."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     a = f("abs", x)
     t = _floor(f, a)
     up = f.lb.op("stablehlo.not", [f.lt(f("subtract", a, t), f.c(0.5))], f.bool)
@@ -147,13 +147,13 @@ def _exp(f, x, xl=None):
 
 def exp(lb, x):
     """``exp`` of the float64 value ``x``."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     return _nan_or(f, x, _exp(f, x))
 
 
 def expm1(lb, x):
     """``expm1`` of the float64 value ``x``."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     k, _, dr, p = _reduce(f, x)
     q = f("add", p, f("multiply", dr, f("add", f.c(1.0), p)))        # exp(r + dr) - 1
     kc = f.iop("clamp", f.ints(-1100), k, f.ints(1100))
@@ -199,7 +199,7 @@ def _log_specials(f, x, out, at_zero):
 
 def log(lb, x):
     """``log`` of the float64 value ``x`` (denormal inputs count as zero)."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     pos = f.select(f.lt(x, f.c(2.0 ** -1022)), f.c(1.0), x)          # placeholder below
     hi, lo = _log_parts(f, pos)
     denormal = f.lb.op("stablehlo.and", [f.lt(f.c(0.0), x), f.lt(x, f.c(2.0 ** -1022))],
@@ -209,7 +209,7 @@ def log(lb, x):
 
 def log1p(lb, x):
     """``log1p`` of the float64 value ``x``."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     small = f.lt(f("abs", x), f.c(1.0))
     a, b = f.select(small, f.c(1.0), x), f.select(small, x, f.c(1.0))
     uh, ul = f.fast_two_sum(a, b)                                     # 1 + x exactly
@@ -222,7 +222,7 @@ def log1p(lb, x):
 
 def logistic(lb, x):
     """``1 / (1 + exp(-x))`` of the float64 value ``x``."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     e = _exp(f, f("negate", x))
     return _nan_or(f, x, f("divide", f.c(1.0), f("add", f.c(1.0), e)))
 
@@ -230,7 +230,7 @@ def logistic(lb, x):
 def power(lb, x, y):
     """C's ``pow(x, y)`` of float64 values: ``exp(y log|x|)``, the sign of an odd integer
     power of a negative ``x``, and C's special cases."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     a = f("abs", x)
     safe = f.select(f.lt(a, f.c(2.0 ** -1022)), f.c(1.0), a)
     safe = f.select(f.lb.compare(safe, f.c(np.inf), "EQ"), f.c(1.0), safe)
@@ -278,7 +278,7 @@ def power(lb, x, y):
 def complex_expm1(lb, z):
     """``exp(z) - 1`` of the complex128 value ``z = x + iy`` without cancellation near
     zero: ``expm1(x) cos y - 2 sin(y/2)**2 + i exp(x) sin y``."""
-    f, x, y = _parts(lb, z)
+    f, x, y = complex_parts(lb, z)
     em1 = f("exponential_minus_one", x)
     half = f("sine", f.mul_c(y, 0.5))
     re = f("subtract", f("multiply", em1, f("cosine", y)),
@@ -293,7 +293,7 @@ def complex_log1p(lb, z):
     """``log(1 + z)`` of the complex128 value ``z = x + iy``: near zero the real part is
     ``log1p(x (2 + x) + y**2) / 2`` (no rounding of 1 + x), elsewhere ``log|1 + z|``;
     the imaginary part ``atan2(y, 1 + x)``."""
-    f, x, y = _parts(lb, z)
+    f, x, y = complex_parts(lb, z)
     aval = mlir.aval_of(z)
     one_x = f("add", f.c(1.0), x)
     near = lb.op("stablehlo.and", [f.lt(f("abs", x), f.c(0.5)), f.lt(f("abs", y), f.c(0.5))],

@@ -70,7 +70,7 @@ def _table() -> np.ndarray:
     return np.asarray(rows, np.float64).T.copy()
 
 
-class _Ops(F64):
+class F64Ops(F64):
     """``F64`` plus the integer views and exact products float64 reductions need."""
 
     def __init__(self, lb, shape):
@@ -128,7 +128,7 @@ class _Ops(F64):
                           self.aval)
 
 
-def _sum_k(f: _Ops, terms):
+def _sum_k(f: F64Ops, terms):
     """``sum(terms)`` as a double-double, as accurate as in triple precision (SumK, K=3)."""
     xs = list(terms)
     for _ in range(2):
@@ -140,7 +140,7 @@ def _sum_k(f: _Ops, terms):
     return f.fast_two_sum(xs[-1], lo)
 
 
-def _cody_waite(f: _Ops, a):
+def _cody_waite(f: F64Ops, a):
     k = f.round(f.mul_c(a, float(_TWO_OVER_PI)))
     p1, p2, p3, p4 = _CW_PIECES
     r1 = f("subtract", a, f.mul_c(k, p1))
@@ -151,7 +151,7 @@ def _cody_waite(f: _Ops, a):
     return k, rh, rl
 
 
-def _payne_hanek(f: _Ops, a):
+def _payne_hanek(f: F64Ops, a):
     lb, shape = f.lb, f.aval.shape
     bits = f.bits(a)
     e = f.exponent(a)
@@ -198,7 +198,7 @@ def _payne_hanek(f: _Ops, a):
 def sin_cos_tan(lb, x, which: str):
     """``sin``, ``cos`` or ``tan`` (``which``) of the float64 value ``x``."""
     aval = mlir.aval_of(x)
-    f = _Ops(lb, aval.shape)
+    f = F64Ops(lb, aval.shape)
     a = f("abs", x)
     small = f.lt(a, f.c(_CW_LIMIT))
     k1, rh1, rl1 = _cody_waite(f, a)
@@ -252,7 +252,7 @@ def tanh(lb, x):
     """``tanh`` of the float64 value ``x``: its Taylor series below ``|x| = 0.55`` (IREE's
     float64 ``expm1`` is 1e-9 off near zero), ``1 - 2 / (exp(2|x|) + 1)`` above, 1 past 22,
     with ``x``'s sign."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     a = f("abs", x)
     series = f("multiply", a, f.poly(_TANH, f("multiply", a, a)))
     big = f("subtract", f.c(1.0), f("divide", f.c(2.0), f("add", f("exponential",
@@ -270,7 +270,7 @@ def atan2_64(lb, y, x):
 
 def cbrt(lb, x):
     """``cbrt`` of the float64 value ``x``."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     a = f("abs", x)
     # below 2**-900 the step's y**3 - a would be a (flushed) denormal: cbrt(a 2**900) 2**-300
     tiny = f.lt(a, f.c(2.0 ** -900))
@@ -288,7 +288,7 @@ def cbrt(lb, x):
 
 def fmod(lb, x, y):
     """C's ``fmod(x, y)`` (the remainder with ``x``'s sign) of float64 values, exact."""
-    f = _Ops(lb, mlir.aval_of(x).shape)
+    f = F64Ops(lb, mlir.aval_of(x).shape)
     r, b = f("abs", x), f("abs", y)
     # the exponent of b, denormals included (b 2**64 is exact)
     tiny = f.lt(b, f.c(2.0 ** -1000))
@@ -326,16 +326,16 @@ def complex_trig64(lb, z, which: str):
     return complex_trig(lb, z, which, real_trig=sin_cos_tan)
 
 
-def _parts(lb, z):
+def complex_parts(lb, z):
     aval = mlir.aval_of(z)
-    f = _Ops(lb, aval.shape)
+    f = F64Ops(lb, aval.shape)
     return f, lb.op("stablehlo.real", [z], f.aval), lb.op("stablehlo.imag", [z], f.aval)
 
 
 def complex_log(lb, z):
     """``log z = log|z| + i atan2(im z, re z)`` of the complex128 value ``z`` (IREE's own
     expansion calls the C library's ``atan2``)."""
-    f, a, b = _parts(lb, z)
+    f, a, b = complex_parts(lb, z)
     modulus = lb.op("stablehlo.abs", [z], f.aval)
     return lb.op("stablehlo.complex", [f("log", modulus), atan2_64(lb, b, a)],
                  mlir.aval_of(z))
@@ -345,7 +345,7 @@ def complex_sqrt(lb, z):
     """The principal ``sqrt`` of the complex128 value ``z``, without polar form (IREE's
     calls ``atan2``): ``t = sqrt(|re|/2 + |z|/2)``; ``(t, im / 2t)`` for ``re >= 0``, else
     ``(|im| / 2t, t with im's sign)``; zero gives ``(0, im)``, an infinite ``im`` ``(inf, im)``."""
-    f, a, b = _parts(lb, z)
+    f, a, b = complex_parts(lb, z)
     modulus = lb.op("stablehlo.abs", [z], f.aval)
     t = f("sqrt", f("add", f.mul_c(f("abs", a), 0.5), f.mul_c(modulus, 0.5)))
     half = f("divide", b, f.mul_c(t, 2.0))
@@ -361,7 +361,7 @@ def complex_sqrt(lb, z):
 
 def complex_tanh(lb, z):
     """``tanh z = -i tan(iz)`` of the complex128 value ``z``."""
-    f, a, b = _parts(lb, z)
+    f, a, b = complex_parts(lb, z)
     aval = mlir.aval_of(z)
     t = complex_trig64(lb, lb.op("stablehlo.complex", [f("negate", b), a], aval), "tan")
     p = lb.op("stablehlo.real", [t], f.aval)
