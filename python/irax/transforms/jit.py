@@ -576,21 +576,25 @@ class LaidOutJit:
             return self._jitted(*args, **kwargs)
         if self.in_shardings is not None:
             args = self._place_args(args)
-        out = self._threaded(args, kwargs) if config.irax_shard_map_threads else None
-        if out is None:
-            out = self._jitted(*args, **kwargs)
+        jitted = self._jitted
+        if _CHECKS[0] or jitted._runs_itself:
+            out = jitted(*args, **kwargs)
+        else:   # one signature lookup serves both ways of running
+            entry, leaves = jitted._entry(args, kwargs)
+            out = self._threaded(entry, leaves)
+            if out is None:
+                out = execute(entry, leaves) if entry.executable is not None else \
+                    jitted._run(entry, leaves)
         if self.out_shardings is not None:
             out = lay_out(out, self.out_shardings, "jit out_shardings", "outputs")
         return out
 
-    def _threaded(self, args, kwargs):
-        """The partitioned program as a program per device on threads
+    def _threaded(self, entry, leaves):
+        """``entry``'s partitioned program as a program per device on threads
         (``transforms/partitioned.py``), or None to run the one multi-device program."""
         jitted = self._jitted
-        if _CHECKS[0] or jitted.donate_argnums or jitted.donate_argnames:
-            return None
-        entry, leaves = jitted._entry(args, kwargs)
-        if entry.partitioned is None:
+        if entry.partitioned is None or not config.irax_shard_map_threads or \
+                jitted.donate_argnums or jitted.donate_argnames:
             return None
         if not isinstance(entry.partitioned, Partitioned):
             with jitted._specs.lock:
