@@ -258,7 +258,8 @@ def test_sharding_constraint_rules():
     x = _x(4, 6)
     attrs = dict(sharding=(("x",),), mesh_axes=("x",), mesh_shape=(2,), devices=(0, 1))
     np.testing.assert_array_equal(np.asarray(bind(ShardingConstraint, x, **attrs)), x)
-    with pytest.raises(Exception, match="to be divisible by 2"):
+    with pytest.raises(TypeError, match=r"'irax.sharding_constraint' op expected dimension 0 "
+                       r"of the operand \(size 3\) to be divisible by 2"):
         bind(ShardingConstraint, _x(3, 6), **attrs)
     f = irax.vmap(lambda v: bind(ShardingConstraint, v, **dict(attrs, sharding=((), ("x",)))))
     np.testing.assert_array_equal(np.asarray(f(_x(3, 4, 6))), _x(3, 4, 6))
@@ -295,3 +296,25 @@ def test_jits_of_one_function_with_other_shardings_trace_apart(mesh):
     assert entry.partitioned is not None
     h = irax.jit(f, in_shardings=(rows, None), out_shardings=rows)
     assert h._jitted._cache is g._jitted._cache
+
+
+def test_a_partitioned_loop_runs_as_one_program(mesh):
+    """A loop left in the per-device function (a region op: replayed op by op it cannot
+    be) makes the partitioned jit run as the one multi-device program: same values, and
+    the per-device threads are given up for it."""
+    a = _x(8, 6)
+    rows = NamedSharding(mesh, P("x"))
+
+    def f(v):
+        return lax.fori_loop(0, 3, lambda i, c: jnp.tanh(c) * 1.5, v) @ v.T
+
+    g = irax.jit(f, in_shardings=rows, out_shardings=rows)
+    with config.override("irax_shard_map_threads_min_work", 0):
+        out = g(a)
+    want = a
+    for _ in range(3):
+        want = np.tanh(want) * 1.5
+    np.testing.assert_allclose(np.asarray(out), want @ a.T, rtol=1e-5, atol=1e-5)
+    (entry,) = g._jitted._cache.values()
+    assert entry.partitioned.program is False
+    assert out.sharding == rows
