@@ -29,7 +29,7 @@ from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect.base import Linear, Op, OpError
-from irax.dialect.shape import like
+from irax.dialect.shape import insert_at, like
 
 
 class Collective(Op):
@@ -44,6 +44,10 @@ class Collective(Op):
     #: collective's axis (True: all_gather, ppermute, ...), is the same along it (False:
     #: psum, pmax, pmin), or depends on the operand alone (None)
     varies_along_axis: ClassVar[bool | None] = None
+    #: irax-shard's rule (``shard/split.py``): ``between_devices(b, operands, devices,
+    #: **attrs)`` -> each device's result, on that device, from each device's operand, as
+    #: transfers between the group's devices; None: gathered and batched on the first
+    between_devices = None
     no_rules = {"shard": "a collective names the axis of an enclosing map or shard_map, whose "
                          "callee irax-partition does not enter"}
     #: the attribute that names a dimension of the operand (None: shape-preserving op)
@@ -90,6 +94,27 @@ def _check_size(axis_size: int, b) -> None:
                       f"'{b.axis_name}'), but got {axis_size}")
 
 
+def _tree(combine: str):
+    """A reduction over a group of devices as a binary tree: the values combine pairwise
+    on the first device of each pair (log2(n) rounds of transfers), the total goes back
+    down the tree."""
+    def between_devices(cls, b, vals, devices, **attrs):
+        vals, n, step = list(vals), len(vals), 1
+        while step < n:
+            for i in range(0, n - step, 2 * step):
+                moved = b.transfer(vals[i + step], device=devices[i])
+                vals[i] = getattr(b, combine)(vals[i], moved)
+            step *= 2
+        out = [vals[0]] + [None] * (n - 1)
+        step //= 2
+        while step >= 1:
+            for i in range(0, n - step, 2 * step):
+                out[i + step] = b.transfer(out[i], device=devices[i + step])
+            step //= 2
+        return out
+    return classmethod(between_devices)
+
+
 # ---- reductions over the axis ---------------------------------------------------------------
 class Psum(Linear, Collective):
     """Sum over the mapped axis; every example gets the total.
@@ -99,6 +124,7 @@ class Psum(Linear, Collective):
 
     name = "irax.psum"
     varies_along_axis = False
+    between_devices = _tree("add")
 
     @classmethod
     def infer(cls, x, *, axis_name):
@@ -124,6 +150,7 @@ class Pmax(Collective):
 
     name = "irax.pmax"
     varies_along_axis = False
+    between_devices = _tree("max")
     reduce_method = "reduce_max"
 
     @classmethod
@@ -155,6 +182,7 @@ class Pmin(Pmax):
     """
 
     name = "irax.pmin"
+    between_devices = _tree("min")
     reduce_method = "reduce_min"
 
 
@@ -181,6 +209,19 @@ class AllGather(Linear, Collective):
 
     name = "irax.all_gather"
     varies_along_axis = True
+
+    @classmethod
+    def between_devices(cls, b, vals, devices, *, axis, tiled, **attrs):
+        """Each device receives every other device's block directly and joins them."""
+        out = []
+        for k, dev in enumerate(devices):
+            blocks = [v if j == k else b.transfer(v, device=dev) for j, v in enumerate(vals)]
+            if not tiled:
+                blocks = [b.reshape(v, new_sizes=insert_at(b.aval(v).shape, axis, 1))
+                          for v in blocks]
+            out.append(blocks[0] if len(blocks) == 1 else
+                       b.concatenate(*blocks, dimension=axis))
+        return out
     attributes = {"axis_name": A.Str, "axis": A.I64, "tiled": A.Bool, "axis_size": A.I64}
     dim_attr = "axis"
     defaults = {"tiled": False}
@@ -225,6 +266,27 @@ class PsumScatter(Linear, Collective):
 
     name = "irax.psum_scatter"
     varies_along_axis = True
+
+    @classmethod
+    def between_devices(cls, b, vals, devices, *, scatter_dimension, tiled, **attrs):
+        """Device ``k`` receives block ``k`` of every device's operand and sums them."""
+        n, d, out = len(vals), scatter_dimension, []
+        for k, dev in enumerate(devices):
+            total = None
+            for j, v in enumerate(vals):
+                shape = b.aval(v).shape
+                size = shape[d] // n if tiled else 1
+                start, limit = [0] * len(shape), list(shape)
+                start[d], limit[d] = k * size, (k + 1) * size
+                piece = b.slice(v, start_indices=tuple(start), limit_indices=tuple(limit),
+                                strides=(1,) * len(shape))
+                if not tiled:
+                    piece = b.reshape(piece, new_sizes=shape[:d] + shape[d + 1:])
+                if j != k:
+                    piece = b.transfer(piece, device=dev)
+                total = piece if total is None else b.add(total, piece)
+            out.append(total)
+        return out
     attributes = {"axis_name": A.Str, "scatter_dimension": A.I64, "tiled": A.Bool,
                   "axis_size": A.I64}
     dim_attr = "scatter_dimension"
@@ -280,6 +342,14 @@ class Ppermute(Linear, Collective):
 
     name = "irax.ppermute"
     varies_along_axis = True
+
+    @classmethod
+    def between_devices(cls, b, vals, devices, *, perm, **attrs):
+        """Each destination receives its source's value directly; the others zeros."""
+        source = {t: s for s, t in _pairs(perm)}
+        return [b.transfer(vals[source[k]], device=dev) if k in source
+                else b.transfer(b.full_like(vals[k], 0), device=dev)
+                for k, dev in enumerate(devices)]
     attributes = {"axis_name": A.Str, "perm": A.I64Array}
 
     @classmethod

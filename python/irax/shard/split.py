@@ -37,15 +37,7 @@ from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
-from irax.dialect.collective import (
-    AllGather,
-    Collective,
-    Pmax,
-    Pmin,
-    Ppermute,
-    Psum,
-    PsumScatter,
-)
+from irax.dialect.collective import Collective
 from irax.dialect.control import Call, is_plain_call, is_return
 from irax.dialect.vectorize import axis_dims
 from irax.vectorize.batch import vmap_function
@@ -204,12 +196,11 @@ def _unroll(ctx, builders, mesh, fn, envs, devices) -> list[list]:
 
 def _collective(b, cls, op, ins, devices) -> list[list]:
     """A collective across ``devices`` (one group), each device's result on that device:
-    reductions as a tree of transfers (``_all_reduce``), gathers, scatters and
-    permutations as direct device-to-device transfers; any other collective (axis_index)
+    the op's own pattern of transfers (``between_devices``: a tree for reductions, direct
+    copies for gathers, scatters and permutations); a collective without one (axis_index)
     gathered on the first device, where the op's vmap rule runs."""
     attrs = cls.decode_attrs(op)
-    pattern = _PATTERNS.get(cls)
-    if pattern is not None:
+    if cls.between_devices is not None:
         n = len(devices)
         try:
             cls.infer_list([b.aval(ins[0][0])], attrs)   # the op's own checks
@@ -221,7 +212,7 @@ def _collective(b, cls, op, ins, devices) -> list[list]:
                               f"'{attrs['axis_name']}', but got {list(attrs['perm'])}")
         except OpError as e:
             raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-        outs = pattern(b, [vals[0] for vals in ins], devices, **attrs)
+        outs = cls.between_devices(b, [vals[0] for vals in ins], devices, **attrs)
         return [[v] for v in outs]
     home = devices[0]
     if ins[0]:
@@ -237,76 +228,6 @@ def _collective(b, cls, op, ins, devices) -> list[list]:
         vals = [v if d is None else _take(b, v, d, k) for v, d in zip(outs, out_dims)]
         per_device.append([b.transfer(v, device=dev) for v in vals])
     return per_device
-
-
-def _all_reduce(combine):
-    """A reduction over the group as a binary tree: the values combine pairwise towards
-    the first device (log2(n) rounds of transfers), the total goes back down the tree."""
-    def pattern(b, vals, devices, **attrs):
-        vals, n, step = list(vals), len(vals), 1
-        while step < n:
-            for i in range(0, n - step, 2 * step):
-                moved = b.transfer(vals[i + step], device=devices[i])
-                vals[i] = getattr(b, combine)(vals[i], moved)
-            step *= 2
-        out = [vals[0]] + [None] * (n - 1)
-        step //= 2
-        while step >= 1:
-            for i in range(0, n - step, 2 * step):
-                out[i + step] = b.transfer(out[i], device=devices[i + step])
-            step //= 2
-        return out
-    return pattern
-
-
-def _all_gather(b, vals, devices, *, axis, tiled, **attrs):
-    """Each device receives every other device's block directly and joins them."""
-    out = []
-    for k, dev in enumerate(devices):
-        blocks = [v if j == k else b.transfer(v, device=dev) for j, v in enumerate(vals)]
-        if not tiled:
-            shape = list(b.aval(blocks[0]).shape)
-            shape.insert(axis, 1)
-            blocks = [b.reshape(v, new_sizes=tuple(shape)) for v in blocks]
-        out.append(blocks[0] if len(blocks) == 1 else b.concatenate(*blocks, dimension=axis))
-    return out
-
-
-def _psum_scatter(b, vals, devices, *, scatter_dimension, tiled, **attrs):
-    """Device ``k`` receives block ``k`` of every device's operand and sums them."""
-    n, out = len(vals), []
-    for k, dev in enumerate(devices):
-        total = None
-        for j, v in enumerate(vals):
-            if tiled:
-                shape = b.aval(v).shape
-                size = shape[scatter_dimension] // n
-                start = [0] * len(shape)
-                limit = list(shape)
-                start[scatter_dimension], limit[scatter_dimension] = k * size, (k + 1) * size
-                piece = b.slice(v, start_indices=tuple(start), limit_indices=tuple(limit),
-                                strides=(1,) * len(shape))
-            else:
-                piece = _take(b, v, scatter_dimension, k)
-            if j != k:
-                piece = b.transfer(piece, device=dev)
-            total = piece if total is None else b.add(total, piece)
-        out.append(total)
-    return out
-
-
-def _ppermute(b, vals, devices, *, perm, **attrs):
-    """Each destination receives its source's value directly; the others get zeros."""
-    source = {t: s for s, t in zip(perm[0::2], perm[1::2])}
-    return [b.transfer(vals[source[k]], device=dev) if k in source
-            else b.transfer(b.full_like(vals[k], 0), device=dev)
-            for k, dev in enumerate(devices)]
-
-
-#: collective class -> its pattern of transfers (``pattern(b, per-device operands,
-#: devices, **attrs)`` -> per-device results, each on its device)
-_PATTERNS = {Psum: _all_reduce("add"), Pmax: _all_reduce("max"), Pmin: _all_reduce("min"),
-             AllGather: _all_gather, PsumScatter: _psum_scatter, Ppermute: _ppermute}
 
 
 def _collective_in_region(ctx, fn, axis_name: str, seen: set) -> bool:
