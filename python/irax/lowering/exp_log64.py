@@ -31,7 +31,7 @@ import numpy as np
 
 from irax.dialect import mlir
 from irax.lowering.libm64 import F64Ops, atan2_64, complex_parts
-from irax.lowering.trig import pieces
+from irax.lowering.trig import ROUNDER, pieces
 
 
 def _ln2(bits: int) -> Fraction:
@@ -53,20 +53,19 @@ _EXP_MIN = -745.1332191019412     # exp rounds to zero below
 _SQRT_HALF = math.sqrt(0.5)
 
 
-#: 1.5 2**52: a float64 integer |k| < 2**51 added to it sits in its low significand bits
-_MAGIC = 1.5 * 2.0 ** 52
 
 
 def _to_int(f, kf):
-    """The int64 value of the integer float64 ``kf`` (bits, not a conversion: IREE's
+    """The int64 value of the integer float64 ``kf`` (``|kf| < 2**51``: added to ROUNDER,
+    1.5 2**52, it sits in the low significand bits; bits, not a conversion: IREE's
     float-to-integer conversion calls the C library's ``trunc``)."""
-    return f.iop("subtract", f.bits(f("add", kf, f.c(_MAGIC))), f.bits(f.c(_MAGIC)))
+    return f.iop("subtract", f.bits(f("add", kf, f.c(ROUNDER))), f.bits(f.c(ROUNDER)))
 
 
 def _to_float(f, k):
     """The float64 value of the int64 ``k`` (``|k| < 2**51``)."""
-    v = f.lb.op("stablehlo.bitcast_convert", [f.iop("add", f.bits(f.c(_MAGIC)), k)], f.aval)
-    return f("subtract", v, f.c(_MAGIC))
+    v = f.lb.op("stablehlo.bitcast_convert", [f.iop("add", f.bits(f.c(ROUNDER)), k)], f.aval)
+    return f("subtract", v, f.c(ROUNDER))
 
 
 def _rint(f, v):

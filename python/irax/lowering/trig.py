@@ -53,7 +53,7 @@ _PIECE_BITS, _PIECES = 28, 4
 _SIN_TERMS, _COS_TERMS = 5, 6
 #: ``(v + 1.5 * 2**52) - 1.5 * 2**52`` rounds any float64 |v| < 2**51 to an integer, ties
 #: to even (IREE's float64 ``round_nearest_even`` runs ten times slower than the rest)
-_ROUNDER = 1.5 * 2.0 ** 52
+ROUNDER = 1.5 * 2.0 ** 52
 
 
 def pi_times_power_of_two(bits: int) -> int:
@@ -140,7 +140,7 @@ class F64:
 
     def round(self, x):
         """``x`` (``|x| < 2**51``) rounded to the nearest integer, ties to even (exact)."""
-        return self("subtract", self("add", x, self.c(_ROUNDER)), self.c(_ROUNDER))
+        return self("subtract", self("add", x, self.c(ROUNDER)), self.c(ROUNDER))
 
     def select(self, pred, a, b):
         return self.lb.op("stablehlo.select", [pred, a, b], self.aval)
