@@ -52,10 +52,21 @@ def ir_mesh(mesh) -> IRMesh:
                   tuple(d.id for d in mesh.devices.flat))
 
 
+def spec_dims(spec, rank: int | None = None) -> tuple:
+    """The IR form of a ``PartitionSpec``: the mesh axes of each of ``rank`` dimensions
+    (of the spec's own entries when None)."""
+    return tuple(spec.axes_of(d) for d in range(len(spec) if rank is None else rank))
+
+
 def sharding_spec(sharding) -> tuple:
-    """The IR form of a ``NamedSharding``'s spec: the mesh axes of each dimension."""
-    spec = sharding.spec
-    return trim(tuple(spec.axes_of(d) for d in range(len(spec))))
+    """The IR form of a ``NamedSharding``'s spec, without trailing whole dimensions."""
+    return trim(spec_dims(sharding.spec))
+
+
+def partition_spec(dims) -> mesh_lib.PartitionSpec:
+    """The ``PartitionSpec`` of an IR sharding (``spec_dims``' inverse)."""
+    return mesh_lib.PartitionSpec(*[None if not axes else axes[0] if len(axes) == 1
+                                    else tuple(axes) for axes in trim(dims)])
 
 
 def placements(x, shardings, api: str, what: str) -> list:

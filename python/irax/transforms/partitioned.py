@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from irax.core import tree_util
 from irax.dialect import funcs, mlir
-from irax.dialect import sharding as S
 from irax.dialect.base import lookup
 from irax.dialect.collective import Collective
 from irax.dialect.constant import Constant
@@ -30,9 +29,8 @@ from irax.frontend.axes import emit_collective
 from irax.frontend.compile import clone_module
 from irax.frontend.trace import bind
 from irax.passes import run_pipeline
-from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
-from irax.transforms.layout import ir_mesh
+from irax.transforms.layout import ir_mesh, partition_spec
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 
 
@@ -49,8 +47,8 @@ class Partitioned:
         with mlir.context(), mlir.unknown_loc():
             name, ins, outs = partition_function(module, fn, ir_mesh(mesh))
         self.module = module   # keeps the replayed function's IR alive
-        self.in_specs = [_pspec(s) for s in ins]
-        self.out_specs = [_pspec(s) for s in outs]
+        self.in_specs = [partition_spec(s) for s in ins]
+        self.out_specs = [partition_spec(s) for s in outs]
         self.program = None
         try:
             self.replay = _Replay(funcs.symbol_table(module)[name])
@@ -70,12 +68,6 @@ class Partitioned:
         except NotSpmd:
             self.program = False
             return None
-
-
-def _pspec(spec) -> mesh_lib.PartitionSpec:
-    entries = [None if not axes else axes[0] if len(axes) == 1 else tuple(axes)
-               for axes in S.trim(spec)]
-    return mesh_lib.PartitionSpec(*entries)
 
 
 class _Replay:

@@ -42,7 +42,7 @@ from irax.runtime.array import Array, put_sharded
 from irax.shard.partition import from_blocks, to_blocks
 from irax.shard.vma import output_vma
 from irax.transforms.jit import eval_shape, jit
-from irax.transforms.layout import ir_mesh
+from irax.transforms.layout import ir_mesh, spec_dims
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import _arg_names
 
@@ -349,14 +349,10 @@ class _TraceBuilder(OpMethods):
         return leaf_aval_and_value(v)[0]
 
 
-def _dims(spec, rank: int) -> tuple:
-    return tuple(spec.axes_of(d) for d in range(rank))
-
-
 def _to_blocks(x, aval, spec, mesh):
     """``x`` as every device's block stacked along a new leading axis, in mesh order
     (``(x, -1, aval)`` when no mesh axis splits it: every device gets all of it)."""
-    m, dims = ir_mesh(mesh), _dims(spec, aval.ndim)
+    m, dims = ir_mesh(mesh), spec_dims(spec, aval.ndim)
     v, ax = to_blocks(_TraceBuilder(), x, aval, dims, m)
     return v, ax, aval.update(shape=m.local_shape(aval.shape, dims))
 
@@ -364,5 +360,5 @@ def _to_blocks(x, aval, spec, mesh):
 def _from_blocks(y, block_aval, spec, mesh):
     """The global array of the devices' blocks ``y`` (stacked along axis 0) by ``spec``;
     along a mesh axis the spec leaves out, the first device's block."""
-    return from_blocks(_TraceBuilder(), y, block_aval, _dims(spec, block_aval.ndim),
+    return from_blocks(_TraceBuilder(), y, block_aval, spec_dims(spec, block_aval.ndim),
                        ir_mesh(mesh))
