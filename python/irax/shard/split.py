@@ -242,24 +242,27 @@ def _collective_in_region(ctx, fn, axis_name: str, seen: set) -> bool:
             callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
             if _collective_in_region(ctx, callee, axis_name, seen):
                 return True
-        elif len(op.regions) and _mentions_axis(ctx, op, axis_name, set()):
+        elif len(op.regions) and holds_collective(ctx.callee, op, axis_name):
             return True
     return False
 
 
-def _mentions_axis(ctx, root, axis_name: str, seen: set) -> bool:
-    """Whether ``root`` or anything it calls holds a collective over ``axis_name``."""
+def holds_collective(callee_of, root, axis_name=None, seen=None) -> bool:
+    """Whether ``root`` or a function it refers to (``callee_of(name)``: the function, or
+    None) holds a collective over ``axis_name`` (any collective when None)."""
+    seen = set() if seen is None else seen
     found = []
 
     def visit(op):
         cls = lookup(op.name)
-        if cls is not None and issubclass(cls, Collective) and \
-                cls.decode_attrs(op)["axis_name"] == axis_name:
+        if cls is not None and issubclass(cls, Collective) and (
+                axis_name is None or cls.decode_attrs(op)["axis_name"] == axis_name):
             found.append(op)
         for ref in funcs.symbol_refs(op):
             if ref not in seen:
                 seen.add(ref)
-                if _mentions_axis(ctx, ctx.callee(ref), axis_name, seen):
+                fn = callee_of(ref)
+                if fn is not None and holds_collective(callee_of, fn, axis_name, seen):
                     found.append(op)
         return mlir.ir().WalkResult.ADVANCE
 

@@ -16,10 +16,11 @@ unknown (None), and unknown values are never reported.
 
 from __future__ import annotations
 
-from irax.dialect import funcs, mlir
+from irax.dialect import funcs
 from irax.dialect.base import lookup
 from irax.dialect.collective import Collective
 from irax.dialect.control import is_plain_call, is_return
+from irax.shard.split import holds_collective
 
 
 def output_vma(module, fn, in_vma) -> list:
@@ -57,30 +58,10 @@ def _block(module, block, env) -> list:
                 outs = [None]
             else:
                 outs = [base | {axis} if cls.varies_along_axis else base - {axis}]
-        elif (len(op.regions) or funcs.symbol_refs(op)) and _holds_collective(module, op,
-                                                                              set()):
+        elif (len(op.regions) or funcs.symbol_refs(op)) and holds_collective(
+                funcs.symbol_table(module).get, op):
             outs = [None] * len(op.results)
         else:
             outs = [_union(ins)] * len(op.results)
         env.update(zip(op.results, outs))
     return []
-
-
-def _holds_collective(module, root, seen: set) -> bool:
-    """Whether ``root``'s regions, or a function it refers to, hold a collective."""
-    found = []
-
-    def visit(op):
-        cls = lookup(op.name)
-        if cls is not None and issubclass(cls, Collective):
-            found.append(op)
-        for ref in funcs.symbol_refs(op):
-            if ref not in seen:
-                seen.add(ref)
-                fn = funcs.symbol_table(module).get(ref)
-                if fn is not None and _holds_collective(module, fn, seen):
-                    found.append(op)
-        return mlir.ir().WalkResult.ADVANCE
-
-    root.operation.walk(visit)
-    return bool(found)
