@@ -95,9 +95,11 @@ def _on_threads(threaded, fun, axis_name, in_axes, out_axes, group, args):
     on shard_map): one program per device on a thread of its own (``spmd.py``), each on
     its example, the results the devices' shards. None where that does not apply (axes
     other than 0/None, a non-CPU device, sizes the devices do not fit, no more cores than
-    devices, a program too small or a collective the threads cannot meet): the one
+    devices or one device, a program too small or a collective the threads cannot meet): the one
     multi-device program runs. (On 2 cores the one program was faster for 2 and 4
     devices: 2.0 vs 2.15 ms, 2.6-2.9 vs 3.3-3.7 ms.)"""
+    if _cores() <= 2:   # no count of devices qualifies: skip the look at the arguments
+        return None
     axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
     if out_axes != 0 or len(axes) != len(args) or any(a not in (0, None) for a in axes):
         return None
@@ -108,7 +110,7 @@ def _on_threads(threaded, fun, axis_name, in_axes, out_axes, group, args):
     (n,) = sizes
     if not 1 <= n <= len(group) or any(d.platform != "cpu" for d in group[:n]):
         return None
-    if n >= _cores():   # measured: with no spare core the one program is faster
+    if not 2 <= n < _cores():   # measured: with no spare core the one program is faster
         return None
     name = axis_name if axis_name is not None else "_pmap"
     program = threaded.get(n, False)
