@@ -253,8 +253,11 @@ def test_every_op_partitions_like_its_reference():
             np.testing.assert_array_equal(g, w, err_msg=name)
 
 
+@pytest.mark.usefixtures("mesh")
 def test_sharding_constraint_rules():
-    """The op's own rules: shape checks, identity semantics, batch and transpose."""
+    """The op's own rules: shape checks, identity semantics, batch and transpose (the
+    compiled vmap places its work on the constraint's two devices, so it needs the mesh's
+    CPU devices whatever ran before in this process)."""
     x = _x(4, 6)
     attrs = dict(sharding=(("x",),), mesh_axes=("x",), mesh_shape=(2,), devices=(0, 1))
     np.testing.assert_array_equal(np.asarray(bind(ShardingConstraint, x, **attrs)), x)
