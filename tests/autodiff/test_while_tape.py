@@ -1,6 +1,9 @@
 """Reverse mode through a data-dependent while loop: the checkpointed tape of
 ``dialect/control_flow/while_tape.py`` at every size regime, against jax.grad of the
-same computation written as a fixed-length scan (JAX cannot differentiate while_loop)."""
+same computation written as a fixed-length scan (JAX cannot differentiate while_loop).
+The loop here is elementwise, which reverse mode would otherwise differentiate forward
+(``while_diagonal.py``, tests/autodiff/test_while_diagonal.py): these tests turn that
+off so that the tape runs."""
 
 import numpy as np
 import pytest
@@ -10,6 +13,14 @@ import irax.numpy as jnp
 from irax import lax
 from irax.config import config
 from irax.dialect.control_flow import while_tape
+
+
+@pytest.fixture(autouse=True)
+def _tape_only():
+    old = config.irax_while_grad_forward
+    config.update("irax_while_grad_forward", False)
+    yield
+    config.update("irax_while_grad_forward", old)
 
 
 def _loss(x, w, n):

@@ -11,6 +11,7 @@ import pytest
 import irax
 import irax.numpy as jnp
 from irax import lax
+from irax.config import config
 from irax.passes import hoist_scan_inputs
 
 
@@ -110,11 +111,22 @@ def test_grad_through_data_dependent_while_matches_finite_differences(x64):
         assert g == pytest.approx(fd, rel=1e-4)
 
 
-def test_jit_grad_through_while_compiles_and_runs(x64):
-    g = irax.jit(irax.grad(fixed_point))
-    text = g.lower(0.8).as_text("stablehlo")
-    assert text.count("stablehlo.while") >= 3  # forward, backward, recomputation
-    assert float(g(0.8)) == pytest.approx(float(irax.grad(fixed_point)(0.8)), rel=1e-10)
+@pytest.mark.parametrize("forward", [True, False])
+def test_jit_grad_through_while_compiles_and_runs(x64, forward):
+    """The loop is elementwise (0-d carries): reverse mode computes its derivative in the
+    forward loop (one loop), or with the forward rule off sweeps a tape backwards."""
+    old = config.irax_while_grad_forward
+    config.update("irax_while_grad_forward", forward)
+    try:
+        g = irax.jit(irax.grad(fixed_point))
+        text = g.lower(0.8).as_text("stablehlo")
+        if forward:
+            assert text.count("stablehlo.while") == 1
+        else:
+            assert text.count("stablehlo.while") >= 3  # forward, backward, recomputation
+        assert float(g(0.8)) == pytest.approx(float(irax.grad(fixed_point)(0.8)), rel=1e-10)
+    finally:
+        config.update("irax_while_grad_forward", old)
 
 
 def test_jvp_of_while_and_adaptive_loop(x64):

@@ -186,6 +186,12 @@ config.define("irax_while_grad_tape_bytes", 64 << 20,
               "(checkpoints and one segment): within it the backward pass costs about 2 "
               "forward sweeps (docs/control_flow.md).", _nonnegative_int,
               env="IRAX_WHILE_GRAD_TAPE_BYTES", traced=True)
+config.define("irax_while_grad_forward", True,
+              "Reverse mode through a while_loop whose body is elementwise (carries and "
+              "consts 0-d or of one shape, at most 4 differentiable leaves of one float "
+              "dtype) computes the loop's diagonal Jacobian in the forward loop instead of "
+              "a backward sweep over a tape of carries; False always uses the tape.",
+              _bool, env="IRAX_WHILE_GRAD_FORWARD", traced=True)
 config.define("irax_loop_kernel_max_elements", 256,
               "A jitted while/fori/scan loop whose carries are 0-d or share one shape of at "
               "most this many elements, with elementwise cond and body, runs as one native "

@@ -26,9 +26,10 @@ func.func private @f(%x0: tensor<f32>) -> tensor<f32> {
 
 // -----
 
-// Reverse mode of a while loop with a data-dependent trip count: the forward loop counts
-// its iterations; the backward loop runs k = n-1..0, recomputes the carry entering step k
-// with an inner loop, and applies the body's VJP.
+// Reverse mode of a while loop with a data-dependent trip count whose body couples the
+// elements (a reverse): the forward loop counts its iterations; the backward loop runs
+// k = n-1..0, recomputes the carry entering step k from a checkpoint with an inner loop,
+// and applies the body's VJP.
 // CHECK-LABEL: func.func private @g_vjp
 // CHECK: %[[FWD:.*]]:2 = "irax.while"
 // CHECK: "irax.call"({{.*}}) {callee = @while_body}
@@ -37,11 +38,45 @@ func.func private @f(%x0: tensor<f32>) -> tensor<f32> {
 // CHECK: "irax.while"
 // CHECK: {callee = @while_body}
 // CHECK: {callee = @while_body_vjp}
-func.func @grad(%x: tensor<f32>) -> tensor<f32> {
-  %g = "irax.grad"(%x) {callee = @g, argnums = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
+func.func @grad(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %g = "irax.grad"(%x) {callee = @g, argnums = array<i64: 0>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %g : tensor<2xf32>
+}
+func.func private @g(%x0: tensor<2xf32>) -> tensor<f32> {
+  %r = "irax.while"(%x0) ({
+  ^bb0(%x: tensor<2xf32>):
+    %s = "irax.reduce_sum"(%x) {axes = array<i64: 0>} : (tensor<2xf32>) -> tensor<f32>
+    %c = "irax.constant"() {value = dense<10.0> : tensor<f32>} : () -> tensor<f32>
+    %p = "irax.compare"(%s, %c) {direction = "LT"} : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "irax.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%x: tensor<2xf32>):
+    %v = "irax.reverse"(%x) {dimensions = array<i64: 0>} : (tensor<2xf32>) -> tensor<2xf32>
+    %y = "irax.mul"(%x, %v) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    "irax.return"(%y) : (tensor<2xf32>) -> ()
+  }) {num_consts = 0 : i64} : (tensor<2xf32>) -> tensor<2xf32>
+  %t = "irax.reduce_sum"(%r) {axes = array<i64: 0>} : (tensor<2xf32>) -> tensor<f32>
+  return %t : tensor<f32>
+}
+
+// -----
+
+// Reverse mode of an elementwise while loop (the body keeps elements apart; the condition
+// may be anything): one forward loop carries the tangent of the seed (ones), calling the
+// body's JVP; the linear map is the product of that tangent with the cotangent.
+// CHECK-LABEL: func.func private @e_vjp
+// CHECK: %[[ONE:.*]] = "irax.constant"() {value = dense<1.000000e+00> : tensor<f32>}
+// CHECK: %[[LOOP:.*]]:2 = "irax.while"(%{{.*}}, %[[ONE]])
+// CHECK: {callee = @while_cond}
+// CHECK: {callee = @while_body_jvp}
+// CHECK-NOT: "irax.while"
+// CHECK: "irax.mul"(%{{.*}}, %[[LOOP]]#1)
+// CHECK: return
+func.func @grad_e(%x: tensor<f32>) -> tensor<f32> {
+  %g = "irax.grad"(%x) {callee = @e, argnums = array<i64: 0>} : (tensor<f32>) -> tensor<f32>
   return %g : tensor<f32>
 }
-func.func private @g(%x0: tensor<f32>) -> tensor<f32> {
+func.func private @e(%x0: tensor<f32>) -> tensor<f32> {
   %r = "irax.while"(%x0) ({
   ^bb0(%x: tensor<f32>):
     %c = "irax.constant"() {value = dense<10.0> : tensor<f32>} : () -> tensor<f32>

@@ -23,6 +23,7 @@ from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError
+from irax.dialect.control_flow import while_diagonal as diagonal
 from irax.dialect.control_flow import while_tape as tape
 from irax.dialect.control_flow.region_op import (
     BOOL,
@@ -122,6 +123,10 @@ class While(RegionOp):
                                  [(arg_avals, cond), (arg_avals, body)], list(out_avals) * 2,
                                  num_consts=2 * k)
             return res[:m], res[m:]
+        picked = diagonal.seeds(b, ins, dins, b_fn)
+        if picked is not None:   # an elementwise loop: its derivatives in one forward loop
+            outs, d = diagonal.forward_loop(b, cls, ins, picked, k, c_fn, b_fn, out_avals)
+            return outs, diagonal.linear_map(b, dins, picked, d, out_avals)
         # reverse mode: count the iterations; the transpose recomputes the carries
         arg_avals = avals_of(consts, b) + [I32] + avals_of(carry, b)
 
