@@ -41,7 +41,18 @@ def _program(np_mod, lax_mod):
 
         # not elementwise (a sum over the carry): stays host-driven
         e = lax_mod.fori_loop(0, 5, lambda i, v: v + np_mod.sum(v) * 0.01, y8)
-        return a, cnt, b, h, flag, s, d, e
+
+        # sines and cosines (irax's exact reduction: table lookups, bit casts, shifts),
+        # integer shifts and clipping, isfinite
+        def tbody(c):
+            i, v, m = c
+            v = np_mod.sin(v * 3.0) * 0.15 + np_mod.cos(v * 40.0 + 3e9) * 0.25
+            m = np_mod.clip((m << 1) ^ (m >> 3), -1000, 1 << 20) + \
+                np_mod.isfinite(v).astype(np_mod.int32)
+            return i + 1, v, m
+        _, t, m = lax_mod.while_loop(lambda c: c[0] < n, tbody,
+                                     (0, y8, np_mod.arange(8, dtype=np_mod.int32) - 3))
+        return a, cnt, b, h, flag, s, d, e, t, m
     return f
 
 
@@ -74,9 +85,9 @@ def both():
 
 def test_kernels_are_made_for_elementwise_loops_only(both):
     (_, on), (_, off) = both
-    assert on.count("linalg.generic") == 4   # the fori, the while, the hash, the nest
+    assert on.count("linalg.generic") == 5   # the fori, the while, the hash, the nest, trig
     assert on.count("stablehlo.while") == 1   # the loop with a sum
-    assert "linalg.generic" not in off and off.count("stablehlo.while") == 6
+    assert "linalg.generic" not in off and off.count("stablehlo.while") == 7
 
 
 def test_kernels_give_the_bits_of_the_host_driven_loops(both):
@@ -99,3 +110,31 @@ def test_zero_sized_and_large_carries_keep_the_host_driven_loop():
     assert "linalg.generic" not in f.lower(np.zeros((0,), np.float32)).as_text("iree")
     assert "linalg.generic" not in f.lower(np.zeros((257,), np.float32)).as_text("iree")
     assert "linalg.generic" in f.lower(np.zeros((256,), np.float32)).as_text("iree")
+
+
+def test_grad_through_a_while_loop_runs_as_one_kernel():
+    """Reverse mode of an elementwise while loop is one forward loop carrying tangents
+    (``while_diagonal.py``) whose body calls the body's JVP function: one kernel, the bits
+    of the host-driven loop, and JAX's gradient of the same loop written as a scan."""
+    def loss(x, n):
+        def body(c):
+            i, y = c
+            return i + 1, inp.sin(y) * 1.01 + 0.1
+
+        return inp.sum(ilax.while_loop(lambda c: c[0] < n, body, (0, x))[1] ** 2)
+
+    def jloss(x):
+        def step(y, _):
+            return jjnp.sin(y) * 1.01 + 0.1, None
+        return jjnp.sum(jax.lax.scan(step, x, None, length=30)[0] ** 2)
+
+    x = np.linspace(-3.0, 3.0, 16, dtype=np.float32)
+    got = {}
+    for limit in (256, 0):
+        with _Limit(limit):
+            g = irax.jit(irax.grad(loss))
+            text = g.lower(x, np.int32(30)).as_text("iree")
+            assert ("linalg.generic" in text) == (limit > 0)
+            got[limit] = np.asarray(g(x, np.int32(30)))
+    np.testing.assert_array_equal(got[256], got[0])
+    np.testing.assert_allclose(got[256], np.asarray(jax.grad(jloss)(x)), rtol=2e-5, atol=1e-6)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from irax.core.config import config
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.lowering.builder import LoweringBuilder
 
 _FLOATS = {"f32", "f64"}
@@ -68,9 +68,12 @@ _CMPF = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "one": 6,
 _CMPI = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7,
          "ugt": 8, "uge": 9}
 _BOOL_CMP = dict(_INT_CMP, LT="ult", LE="ule", GT="ugt", GE="uge")
+_SHIFTS = {"stablehlo.shift_left": "arith.shli", "stablehlo.shift_right_logical": "arith.shrui",
+           "stablehlo.shift_right_arithmetic": "arith.shrsi"}
 _OTHER = {"stablehlo.compare", "stablehlo.select", "stablehlo.convert", "stablehlo.constant",
           "stablehlo.broadcast_in_dim", "stablehlo.reshape", "stablehlo.while",
-          "stablehlo.return", "stablehlo.not"}
+          "stablehlo.return", "stablehlo.not", "stablehlo.gather", "stablehlo.bitcast_convert",
+          "stablehlo.is_finite", "stablehlo.clamp", "func.call", "func.return"} | set(_SHIFTS)
 
 
 class _Reject(Exception):
@@ -113,45 +116,101 @@ def _captures(while_op) -> list:
     return out
 
 
-def _check_region_ops(op, shape):
-    """Raises _Reject unless every op nested in ``op`` is supported on () or ``shape``."""
+def _fits(s, shape) -> bool:
+    """Whether a value of shape ``s`` holds one scalar (0-d) or one element per element of
+    ``shape`` in the same order (``shape`` with unit dimensions added or removed)."""
+    if s in ((), shape):
+        return True
+    return [d for d in s if d != 1] == [d for d in shape if d != 1]
+
+
+def _callee(call):
+    """The entry block of the function a ``func.call`` in a loop calls (None: not here)."""
+    module = funcs.enclosing_module(call)
+    return None if module is None else funcs.callee_body(call, module)
+
+
+def _table_gather(o) -> bool:
+    """``table[idx]`` elementwise: a gather of single elements of a 1-D constant by an
+    index per element (the ``tablelookups`` of irax's sin/cos reduction)."""
+    table, idx = o.operands[0], o.operands[1]
+    ts, _ = _shape_elem(table.type)
+    is_, _ = _shape_elem(idx.type)
+    owner = table.owner
+    if len(ts) != 1 or not is_ or is_[-1] != 1 or not hasattr(owner, "name") or \
+            owner.name != "stablehlo.constant":
+        return False
+    want = (f"#stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], "
+            f"index_vector_dim = {len(is_) - 1}>")
+    return str(o.attributes["dimension_numbers"]) == want and \
+        list(mlir.ir().DenseI64ArrayAttr(o.attributes["slice_sizes"])) == [1]
+
+
+def _check_region_ops(op, shape, depth: int = 0):
+    """Raises _Reject unless every op nested in ``op`` (and in the functions it calls) is
+    supported on () or ``shape``."""
     for region in op.regions:
         for block in region.blocks:
-            for a in block.arguments:
-                s, _ = _shape_elem(a.type)
-                if s not in ((), shape):
-                    raise _Reject
-            for o in block.operations:
-                name = o.name
-                if name not in _BINARY and name not in _UNARY and name not in _OTHER:
-                    raise _Reject
-                for v in list(o.operands) + list(o.results):
-                    if _shape_elem(v.type)[0] not in ((), shape):
-                        raise _Reject
-                if name == "stablehlo.constant":
-                    if not mlir.ir().DenseElementsAttr(o.attributes["value"]).is_splat:
-                        raise _Reject
-                elif name == "stablehlo.convert":
-                    _convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
-                elif name in _BINARY or name in _UNARY:
-                    table = _BINARY if name in _BINARY else _UNARY
-                    fop, iop = table[name]
-                    e = _shape_elem(o.results[0].type)[1]
-                    if (fop if e in _FLOATS else iop) is None:
-                        raise _Reject
-                elif name == "stablehlo.compare":
-                    attrs = o.attributes
-                    kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
-                    e = _shape_elem(o.operands[0].type)[1]
-                    if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
-                        raise _Reject
-                elif name == "stablehlo.not" and _shape_elem(o.results[0].type)[1] != "i1":
-                    raise _Reject
-                elif name == "stablehlo.broadcast_in_dim":
-                    s_in = _shape_elem(o.operands[0].type)[0]
-                    if s_in not in ((), shape):
-                        raise _Reject
-                _check_region_ops(o, shape)
+            _check_block(block, shape, depth)
+
+
+def _check_block(block, shape, depth: int):
+    for a in block.arguments:
+        if not _fits(_shape_elem(a.type)[0], shape):
+            raise _Reject
+    for o in block.operations:
+        name = o.name
+        if name not in _BINARY and name not in _UNARY and name not in _OTHER:
+            raise _Reject
+        if name == "func.return":
+            continue
+        values = list(o.operands)[1 if name == "stablehlo.gather" else 0:] + list(o.results)
+        for v in values:
+            s = _shape_elem(v.type)[0]
+            if not _fits(s, shape) and not (name == "stablehlo.constant" and len(s) == 1):
+                raise _Reject
+        if name == "stablehlo.constant":
+            attr = mlir.ir().DenseElementsAttr(o.attributes["value"])
+            if not attr.is_splat and not all(
+                    u.owner.name == "stablehlo.gather" and u.operand_number == 0
+                    for u in o.results[0].uses):
+                raise _Reject
+        elif name == "stablehlo.gather":
+            if not _table_gather(o):
+                raise _Reject
+        elif name == "func.call":
+            body = _callee(o)
+            if body is None or depth > 8:
+                raise _Reject
+            _check_block(body, shape, depth + 1)
+        elif name == "stablehlo.bitcast_convert":
+            if _elem(o.operands[0]).width != _elem(o.results[0]).width:
+                raise _Reject
+        elif name == "stablehlo.clamp" or name in _SHIFTS:
+            if _shape_elem(o.results[0].type)[1] not in _INTS - {"i1"} or \
+                    _shape_elem(o.operands[0].type)[0] != _shape_elem(o.results[0].type)[0]:
+                raise _Reject
+        elif name == "stablehlo.convert":
+            _convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
+        elif name in _BINARY or name in _UNARY:
+            table = _BINARY if name in _BINARY else _UNARY
+            fop, iop = table[name]
+            e = _shape_elem(o.results[0].type)[1]
+            if (fop if e in _FLOATS else iop) is None:
+                raise _Reject
+        elif name == "stablehlo.compare":
+            attrs = o.attributes
+            kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
+            e = _shape_elem(o.operands[0].type)[1]
+            if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
+                raise _Reject
+        elif name == "stablehlo.not" and _shape_elem(o.results[0].type)[1] != "i1":
+            raise _Reject
+        elif name == "stablehlo.broadcast_in_dim":
+            s_in = _shape_elem(o.operands[0].type)[0]
+            if s_in not in ((), _shape_elem(o.results[0].type)[0]):
+                raise _Reject
+        _check_region_ops(o, shape, depth)
 
 
 def _elem(v):
@@ -168,6 +227,8 @@ def _convert_name(src: str, dst: str):
         return "arith.sitofp"
     if src in _INTS and dst in _INTS and "i1" not in (src, dst):
         return "arith.extsi" if width[dst] > width[src] else "arith.trunci"
+    if src in _FLOATS and dst in _INTS and dst != "i1":
+        return "arith.fptosi"
     raise _Reject
 
 
@@ -201,7 +262,7 @@ class _Emitter:
         """Emits ``block``'s ops (not its terminator) at ``ip``; returns the terminator's
         scalar operands."""
         for o in block.operations:
-            if o.name == "stablehlo.return":
+            if o.name in ("stablehlo.return", "func.return"):
                 return [env[v] for v in o.operands]
             outs = self.op(ip, o, env)
             for r, s in zip(o.results, outs):
@@ -222,8 +283,31 @@ class _Emitter:
             return self.create(ip, "arith.xori", [args[0], true], rtypes).results
         if name == "stablehlo.constant":
             attr = ir.DenseElementsAttr(o.attributes["value"])
+            if not attr.is_splat:   # a table, read by gathers: kept whole
+                return self.create(ip, "arith.constant", [], [o.results[0].type],
+                                   {"value": attr}).results
             value = attr.get_splat_value()
             return self.create(ip, "arith.constant", [], rtypes, {"value": value}).results
+        if name == "func.call":
+            body = _callee(o)
+            inner = dict(zip(body.arguments, args))
+            return self.block(ip, body, inner)
+        if name == "stablehlo.gather":
+            return [self.lookup(ip, o, args)]
+        if name == "stablehlo.bitcast_convert":
+            return self.create(ip, "arith.bitcast", args, rtypes).results
+        if name in _SHIFTS:
+            return [self.shift(ip, name, args, rtypes[0])]
+        if name == "stablehlo.clamp":       # clamp(lo, x, hi) on integers
+            lo = self.create(ip, "arith.maxsi", [args[1], args[0]], rtypes).results[0]
+            return self.create(ip, "arith.minsi", [lo, args[2]], rtypes).results
+        if name == "stablehlo.is_finite":   # |x| < inf (false for NaN)
+            t = _elem(o.operands[0])
+            inf = self.create(ip, "arith.constant", [], [t],
+                              {"value": ir.FloatAttr.get(t, float("inf"))}).results[0]
+            ax = self.create(ip, "math.absf", args, [t]).results[0]
+            pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMPF["olt"])
+            return self.create(ip, "arith.cmpf", [ax, inf], rtypes, {"predicate": pred}).results
         if name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape"):
             return args
         if name == "stablehlo.convert":
@@ -244,6 +328,44 @@ class _Emitter:
         if name == "stablehlo.while":
             return self.while_(ip, o, args, env)
         raise _Reject
+
+    def lookup(self, ip, o, args):
+        """``table[clamp(i, 0, n - 1)]`` (a gather clamps its start indices the same way)."""
+        ir = self.ir
+        table, i = args
+        n = _shape_elem(o.operands[0].type)[0][0]
+        it = _elem(o.operands[1])
+
+        def const(v):
+            return self.create(ip, "arith.constant", [], [it],
+                               {"value": ir.IntegerAttr.get(it, v)}).results[0]
+
+        i = self.create(ip, "arith.maxsi", [i, const(0)], [it]).results[0]
+        i = self.create(ip, "arith.minsi", [i, const(n - 1)], [it]).results[0]
+        index = ir.IndexType.get()
+        i = self.create(ip, "arith.index_cast", [i], [index]).results[0]
+        return self.create(ip, "tensor.extract", [table, i], [_elem(o.results[0])]).results[0]
+
+    def shift(self, ip, name, args, t):
+        """StableHLO's shifts: an amount of the bit width or more gives 0 (-1 for a
+        negative value shifted right arithmetically), unlike LLVM's (poison)."""
+        ir = self.ir
+        x, amount = args
+        width = self.create(ip, "arith.constant", [], [t],
+                            {"value": ir.IntegerAttr.get(t, t.width)}).results[0]
+        i64 = ir.IntegerType.get_signless(64)
+        pred = ir.IntegerAttr.get(i64, _CMPI["ult"])
+        inside = self.create(ip, "arith.cmpi", [amount, width], [ir.IntegerType.get_signless(1)],
+                             {"predicate": pred}).results[0]
+        if name == "stablehlo.shift_right_arithmetic":
+            last = self.create(ip, "arith.constant", [], [t],
+                               {"value": ir.IntegerAttr.get(t, t.width - 1)}).results[0]
+            amount = self.create(ip, "arith.select", [inside, amount, last], [t]).results[0]
+            return self.create(ip, _SHIFTS[name], [x, amount], [t]).results[0]
+        zero = self.create(ip, "arith.constant", [], [t],
+                           {"value": ir.IntegerAttr.get(t, 0)}).results[0]
+        shifted = self.create(ip, _SHIFTS[name], [x, amount], [t]).results[0]
+        return self.create(ip, "arith.select", [inside, shifted, zero], [t]).results[0]
 
     def while_(self, ip, o, args, outer):
         ir = self.ir

@@ -76,3 +76,67 @@ func.func @reduction_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %r#1 : tensor<4xf32>
 }
+
+// A body that calls a function, reads a constant table by an index per element (the
+// gather form of irax's sin/cos reduction) and shifts bits: the callee is emitted inline,
+// the gather becomes a clamped tensor.extract, the shift guards amounts >= the width.
+// CHECK-LABEL: func.func @call_table_shift
+// CHECK: linalg.generic
+// CHECK: scf.while
+// CHECK: arith.bitcast %{{.*}} : f32 to i32
+// CHECK: arith.cmpi ult
+// CHECK: arith.shrui
+// CHECK: arith.select
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: arith.index_cast
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<4xf32>
+// CHECK-NOT: func.call
+// CHECK-NOT: stablehlo.while
+func.func @call_table_shift(%n: tensor<i32>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %y = %x) : tensor<i32>, tensor<2xf32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %y1 = func.call @lookup(%y) : (tensor<2xf32>) -> tensor<2xf32>
+    stablehlo.return %i1, %y1 : tensor<i32>, tensor<2xf32>
+  }
+  return %r#1 : tensor<2xf32>
+}
+func.func private @lookup(%y: tensor<2xf32>) -> tensor<2xf32> {
+  %bits = stablehlo.bitcast_convert %y : (tensor<2xf32>) -> tensor<2xi32>
+  %k = stablehlo.constant dense<30> : tensor<2xi32>
+  %hi = stablehlo.shift_right_logical %bits, %k : tensor<2xi32>
+  %idx = stablehlo.reshape %hi : (tensor<2xi32>) -> tensor<2x1xi32>
+  %t = stablehlo.constant dense<[0.5, 0.25, 0.125, 2.0]> : tensor<4xf32>
+  %g = "stablehlo.gather"(%t, %idx) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1>}> : (tensor<4xf32>, tensor<2x1xi32>) -> tensor<2xf32>
+  %m = stablehlo.multiply %y, %g : tensor<2xf32>
+  return %m : tensor<2xf32>
+}
+
+// A gather of rows (not single elements of a 1-D table): the loop stays.
+// CHECK-LABEL: func.func @row_gather_stays
+// CHECK-NOT: linalg.generic
+// CHECK: stablehlo.while
+func.func @row_gather_stays(%n: tensor<i32>, %x: tensor<2xi32>) -> tensor<2xi32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %y = %x) : tensor<i32>, tensor<2xi32>
+  cond {
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i1 = stablehlo.add %i, %one : tensor<i32>
+    %t = stablehlo.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi32>
+    %idx = stablehlo.reshape %y : (tensor<2xi32>) -> tensor<2x1xi32>
+    %g = "stablehlo.gather"(%t, %idx) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 2>}> : (tensor<2x2xi32>, tensor<2x1xi32>) -> tensor<2x2xi32>
+    %s = stablehlo.slice %g [0:2, 0:1] : (tensor<2x2xi32>) -> tensor<2x1xi32>
+    %y1 = stablehlo.reshape %s : (tensor<2x1xi32>) -> tensor<2xi32>
+    stablehlo.return %i1, %y1 : tensor<i32>, tensor<2xi32>
+  }
+  return %r#1 : tensor<2xi32>
+}
