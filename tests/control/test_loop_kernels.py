@@ -138,3 +138,25 @@ def test_grad_through_a_while_loop_runs_as_one_kernel():
             got[limit] = np.asarray(g(x, np.int32(30)))
     np.testing.assert_array_equal(got[256], got[0])
     np.testing.assert_allclose(got[256], np.asarray(jax.grad(jloss)(x)), rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("size", [1, 3, 6, 12])
+def test_every_lane_count_gives_the_bits_of_the_host_driven_loop(size):
+    """A kernel runs rows of 4, 2 or 1 element loops side by side (``lanes_for``): odd,
+    even and multiple-of-4 sizes give the host-driven loop's bits."""
+    from irax.lowering.loop_kernel import lanes_for
+
+    def f(v, n):
+        def body(c):
+            i, x, y = c
+            return i + 1, inp.cos(x) * 0.9 + y * 0.05, y * 0.5 + x
+        return ilax.while_loop(lambda c: c[0] < n, body, (0, v, v * 2.0))
+
+    v = np.linspace(-1.5, 2.5, size, dtype=np.float32)
+    got = {}
+    for limit in (256, 0):
+        with _Limit(limit):
+            got[limit] = [np.asarray(r) for r in irax.jit(f)(v, np.int32(25))]
+    for a, b in zip(got[256], got[0]):
+        np.testing.assert_array_equal(a, b)
+    assert lanes_for(size) == {1: 1, 3: 1, 6: 2, 12: 4}[size]

@@ -78,6 +78,11 @@ class ScfWhile(UpstreamOp):
     name = "scf.while"
 
 
+class LinalgGeneric(UpstreamOp):
+    """The op around a loop kernel (``irax-loop-kernels``)."""
+    name = "linalg.generic"
+
+
 class StableHLOGather(UpstreamOp):
     name = "stablehlo.gather"
 

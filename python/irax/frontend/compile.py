@@ -35,7 +35,7 @@ from irax.runtime.compiler import (
     module_bytecode,
     target_for_platform,
 )
-from irax.runtime.executable import Executable
+from irax.runtime.executable import Executable, Tuned
 
 
 class Specialization:
@@ -160,8 +160,13 @@ def _install(entry, device, name, group, vmfb, work, function) -> None:
     home = group[0] if group else device
     entry.name = name
     entry.work = work
-    entry.executable = _executable(vmfb, home, group, [a.dtype for a in entry.out_avals],
-                                   function, wants_threads(work, device))
+    out_dtypes = [a.dtype for a in entry.out_avals]
+    if tunes_threads(work, device, group):
+        entry.executable = Tuned(_executable(vmfb, home, group, out_dtypes, function),
+                                 _executable(vmfb, home, group, out_dtypes, function, True))
+    else:
+        entry.executable = _executable(vmfb, home, group, out_dtypes, function,
+                                       wants_threads(work, device))
     entry.device = home
     if config.jax_log_compiles:   # as JAX: one WARNING per specialization made ready
         logging.getLogger("irax").warning(
@@ -205,7 +210,17 @@ def wants_threads(work, device) -> bool:
     core gains: docs/performance.md)."""
     if device.platform != "cpu" or config.irax_cpu_driver != "auto" or _ONE_THREAD.on:
         return False
-    return not work.loops and work.flops >= config.irax_cpu_threads_min_flops
+    return not work.host_loops and work.flops >= config.irax_cpu_threads_min_flops
+
+
+def tunes_threads(work, device, group) -> bool:
+    """Whether a program's first calls measure which driver runs it faster (``Tuned``):
+    under "auto", for one-device programs whose loops are all loop kernels over several
+    elements (no loop driven from the host, where IREE 3.13 races on the pool) and that
+    ``wants_threads`` does not already send to the pool."""
+    return (device.platform == "cpu" and config.irax_cpu_driver == "auto" and not group
+            and not _ONE_THREAD.on and not work.host_loops and work.kernel_elements >= 2
+            and not wants_threads(work, device))
 
 
 def _executable(vmfb: bytes, device, group, out_dtypes, function: str,

@@ -74,7 +74,8 @@ def lookup(record_key: str, name: str):
         try:
             record = json.loads(raw)
             record = (record["program"], record["info"], int(record["devices"]),
-                      int(record["flops"]), bool(record["loops"]))
+                      int(record["flops"]), bool(record["loops"]),
+                      bool(record["host_loops"]), int(record["kernel_elements"]))
         except (ValueError, KeyError, TypeError) as e:
             cache.discard(record_key, f"not a program record: {e}", _SUFFIX)
             return None
@@ -83,16 +84,20 @@ def lookup(record_key: str, name: str):
         return None
     _remember(record_key, record)
     stats["hits"] += 1
-    return vmfb, record[2], Work(record[3], record[4])
+    return vmfb, record[2], Work(record[3], record[4], host_loops=record[5],
+                                 kernel_elements=record[6])
 
 
 def store(record_key: str, program: str, info: dict, devices: int, work: Work) -> None:
     """Records that the specialization of ``record_key`` compiles to the program of
     compile cache key ``program`` (made of ``info``: ``compiler.key_of``)."""
-    record = (program, info, devices, work.flops, work.loops)
+    record = (program, info, devices, work.flops, work.loops, work.host_loops,
+              work.kernel_elements)
     if _remember(record_key, record):
         payload = json.dumps({"program": program, "info": info, "devices": devices,
-                              "flops": work.flops, "loops": work.loops}).encode()
+                              "flops": work.flops, "loops": work.loops,
+                              "host_loops": work.host_loops,
+                              "kernel_elements": work.kernel_elements}).encode()
         cache.store(record_key, payload, {"kind": "program record"}, _SUFFIX)
 
 

@@ -94,12 +94,20 @@ _HOST = f"@{callbacks.HOST_MODULE}."
 class Work:
     """What one walk of a lowered module found (``measure``)."""
 
-    __slots__ = ("flops", "loops", "elements", "wrong", "host_calls")
+    __slots__ = ("flops", "loops", "elements", "wrong", "host_calls", "host_loops",
+                 "kernel_elements")
 
-    def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0):
+    def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0,
+                 host_loops: bool | None = None, kernel_elements: int = 0):
         self.flops = flops
+        #: whether it holds a loop of any kind (the reference interpreter pays each trip)
         self.loops = loops
         self.elements = elements
+        #: whether a loop runs from the host (its trips driven by IREE's VM), and the most
+        #: elements a loop kernel (a loop inside one dispatch, ``irax-loop-kernels``) runs
+        #: its loop for, each independently
+        self.host_loops = loops if host_loops is None else host_loops
+        self.kernel_elements = kernel_elements
         #: whether it calls host functions (callbacks: ``core/callbacks.py``)
         self.host_calls = False
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
@@ -127,6 +135,13 @@ def measure(module) -> Work:
             work.flops += rule(op)
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
+            kernel = _enclosing_kernel(op)
+            if kernel is None:
+                work.host_loops = True
+            else:
+                shape = _shape(kernel.results[0]) if len(kernel.results) else None
+                work.kernel_elements = max(work.kernel_elements,
+                                           math.prod(shape) if shape is not None else 0)
         elif cls is U.FuncCall and str(op.attributes["callee"]).startswith(_HOST):
             work.host_calls = True
         for r in op.results:
@@ -142,6 +157,16 @@ def measure(module) -> Work:
 
     module.operation.walk(visit)
     return work
+
+
+def _enclosing_kernel(op):
+    """The ``linalg.generic`` a loop is nested in (a loop kernel), or None."""
+    parent = op.operation.parent
+    while parent is not None and U.op_class(parent) is not U.FuncFunc:
+        if U.op_class(parent) is U.LinalgGeneric:
+            return parent
+        parent = parent.parent
+    return None
 
 
 def contraction_flops(module) -> int:

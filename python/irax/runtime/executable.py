@@ -15,6 +15,7 @@ import atexit
 import gc
 import re
 import threading
+import time
 import weakref
 
 import numpy as np
@@ -81,6 +82,48 @@ class Executable:
                 raise
         view = rt.HalBufferView
         return [rets.get_as_object(i, view) for i in range(n)]
+
+
+class Tuned:
+    """One program on a CPU device's two drivers, calling it on the one its first calls
+    measured faster: the calling thread (``local-sync``) or IREE's thread pool
+    (``local-task``). Loop kernels (``irax-loop-kernels``) run each element's loop
+    independently; the pool splits the elements over the cores, which pays off for long
+    loops and costs a hand-off (tens of microseconds) for short ones. The first
+    ``2 * TRIALS`` calls alternate between the two (each driver's first call, which
+    starts threads and touches fresh memory, is not counted); the results are the same
+    either way."""
+
+    TRIALS = 3
+
+    def __init__(self, inline: Executable, pool: Executable):
+        self.vmfb = inline.vmfb
+        self.device = inline.device
+        self._exes = (inline, pool)
+        self._times: tuple[list, list] = ([], [])
+        self._lock = threading.Lock()
+        #: the executable chosen once the trials are done
+        self.chosen: Executable | None = None
+
+    @property
+    def threads(self) -> bool | None:
+        return None if self.chosen is None else self.chosen.threads
+
+    def __call__(self, views):
+        chosen = self.chosen
+        if chosen is not None:
+            return chosen(views)
+        with self._lock:
+            k = 0 if len(self._times[0]) <= len(self._times[1]) else 1
+        start = time.perf_counter()
+        outs = self._exes[k](views)
+        elapsed = time.perf_counter() - start
+        with self._lock:
+            self._times[k].append(elapsed)
+            if min(len(t) for t in self._times) > self.TRIALS and self.chosen is None:
+                best = [min(t[1:]) for t in self._times]
+                self.chosen = self._exes[int(best[1] < best[0])]
+        return outs
 
 
 #: every loaded program, released in order at exit (``_release``)

@@ -1,8 +1,14 @@
 // RUN: irax-opt %s -p 'builtin.module(irax-loop-kernels)' | filecheck %s
 
-// A scalar loop becomes a 0-d linalg.generic around an scf.while on scalars.
+// The indexing maps of the kernels: a row, and a lane of a row.
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[LANE0:.*]] = affine_map<(d0) -> (d0, 0)>
+// CHECK-DAG: #[[LANE1:.*]] = affine_map<(d0) -> (d0, 1)>
+
+// A scalar loop becomes a linalg.generic over one row around an scf.while on scalars.
 // CHECK-LABEL: func.func @scalar_loop
-// CHECK: linalg.generic {{.*}}iterator_types = []
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<1xi32>, tensor<1xf32>)
 // CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, f32) -> (i32, f32)
 // CHECK: arith.cmpi slt
 // CHECK: scf.condition
@@ -28,15 +34,22 @@ func.func @scalar_loop(%n: tensor<i32>, %x: tensor<f32>) -> tensor<f32> {
   return %r#1 : tensor<f32>
 }
 
-// A loop over a [4] carry with a 0-d counter: the counter is computed per element and
-// sliced back to 0-d; the captured %n is an input broadcast to every element.
+// A loop over a [4] carry with a 0-d counter: two rows of two lanes, each lane read
+// through its own map ((d0) -> (d0, 0), (d0) -> (d0, 1)) of the carry reshaped to 2x2;
+// one scf.while per row carries the counter once and both lanes' elements, whose
+// results are put side by side again; the captured %n is an input of every row.
 // CHECK-LABEL: func.func @vector_loop
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel"]}
-// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %arg0 : tensor<i32>, tensor<4xf32>, tensor<i32>)
-// CHECK-SAME: outs(%{{.*}}, %{{.*}} : tensor<4xi32>, tensor<4xf32>)
+// CHECK: %[[R:.*]] = stablehlo.reshape %arg1 : (tensor<4xf32>) -> tensor<2x2xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[LANE0]], #[[LANE1]], #{{.*}}, #[[ROW]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel"]}
+// CHECK-SAME: ins(%{{.*}}, %[[R]], %[[R]], %arg0 : tensor<i32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<i32>)
+// CHECK-SAME: outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2xi32>, tensor<2xf32>, tensor<2xf32>)
+// CHECK: scf.while ({{.*}}) : (i32, f32, f32) -> (i32, f32, f32)
 // CHECK: arith.maximumf
-// CHECK: stablehlo.slice %{{.*}} [0:1] : (tensor<4xi32>) -> tensor<1xi32>
+// CHECK: arith.maximumf
+// CHECK: stablehlo.slice %{{.*}} [0:1] : (tensor<2xi32>) -> tensor<1xi32>
 // CHECK: stablehlo.reshape %{{.*}} : (tensor<1xi32>) -> tensor<i32>
+// CHECK: stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 1 : (tensor<2x1xf32>, tensor<2x1xf32>) -> tensor<2x2xf32>
+// CHECK: stablehlo.reshape %{{.*}} : (tensor<2x2xf32>) -> tensor<4xf32>
 func.func @vector_loop(%n: tensor<i32>, %x: tensor<4xf32>) -> (tensor<i32>, tensor<4xf32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %r:2 = stablehlo.while(%i = %c0, %y = %x) : tensor<i32>, tensor<4xf32>
