@@ -101,6 +101,35 @@ def test_auto_runs_large_contractions_on_the_thread_pool_and_the_rest_inline(aut
     np.testing.assert_allclose(np.asarray(again), (a * a + 2) @ (a * a + 2), rtol=1e-5)
 
 
+def test_loop_kernel_programs_time_both_drivers_and_keep_the_faster(auto_driver):
+    """A program whose only loop is a loop kernel over several elements (no host-driven
+    trip, so no IREE race) alternates its first calls between the calling thread and the
+    pool, then keeps the faster; every call gives the same bits. A host-driven loop, or a
+    kernel over one element, is not tuned."""
+    from irax.runtime.executable import Tuned
+
+    def loop(v, n):
+        return irax.lax.while_loop(lambda c: c[0] < n,
+                                   lambda c: (c[0] + 1, jnp.sin(c[1]) * 1.01 + 0.1), (0, v))[1]
+
+    v = np.linspace(-2.0, 2.0, 64, dtype=np.float32)
+    first, exe = _executable(loop, v, np.int32(200))
+    assert isinstance(exe, Tuned) and exe.chosen is None and exe.threads is None
+    f = irax.jit(loop)
+    for _ in range(2 * Tuned.TRIALS + 2):
+        np.testing.assert_array_equal(np.asarray(f(v, np.int32(200))), np.asarray(first))
+    assert exe.chosen is not None and exe.threads in (True, False)
+    w = measure(_iree_module(loop, v, np.int32(3)))
+    assert w.loops and not w.host_loops and w.kernel_elements == 16   # rows of 4 lanes
+    _, exe_one = _executable(loop, v[:1], np.int32(5))
+    _, exe_host = _executable(
+        lambda a, n: irax.lax.while_loop(lambda c: c[0] < n,
+                                         lambda c: (c[0] + 1, c[1] + jnp.sum(c[1])),
+                                         (0, a))[1], v, np.int32(3))
+    assert not isinstance(exe_one, Tuned) and not isinstance(exe_host, Tuned)
+    assert not exe_one.threads and not exe_host.threads
+
+
 def test_forced_drivers_and_bad_values(auto_driver):
     a = np.ones((8, 8), np.float32)
     config.update("irax_cpu_threads_min_flops", 0)
