@@ -274,3 +274,34 @@ def test_sums_over_masks_known_to_be_all_true_count_every_element():
 
     for got, want in zip(irax.jit(partial(f, jnp))(m), jax.jit(partial(f, jjnp))(m)):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# ---- an IREE compiler crash is an error, not the end of the process -------------------------
+def test_a_crash_of_iree_s_compiler_on_nested_loops_is_an_error():
+    """IREE 3.13's compiler crashed (SIGSEGV in its stream RefineUsage pass) on this
+    gradient through a while loop by the tape (docs/repro/stream_refine_usage_crash.mlir),
+    which took the whole Python process with it. Programs with nested loops compile in a
+    separate process: the crash is a CompilationError naming the saved program (or, with
+    an IREE that compiles it, the tape's gradient, which the forward rule's must equal)."""
+    def loss(x, k, s0):
+        def body(c):
+            i, v, s = c
+            return i + k, jnp.exp(-v * v) + v * 0.5, s * 2.0
+        _, v, s = lax.while_loop(lambda c: c[0] < 20, body, (0, x, s0))
+        return jnp.sum(v * jnp.arange(1.0, 4.0))
+
+    args = (np.array([0.3, -0.2, 1.1], np.float32), 3, np.float32(0.5))
+    g = irax.jit(irax.grad(loss, argnums=(0, 2)))
+    forward = g(*args)
+    old = config.irax_while_grad_forward
+    config.update("irax_while_grad_forward", False)
+    try:
+        tape = g(*args)
+    except irax.errors.CompilationError as e:
+        assert "IREE's compiler crashed compiling " in str(e) and ".mlirbc" in str(e)
+    else:
+        for a, b in zip(forward, tape):
+            np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-7)
+    finally:
+        config.update("irax_while_grad_forward", old)
+    assert float(forward[1]) == 0.0

@@ -32,14 +32,15 @@ def enclosing_module(op):
 
 def callee_body(call, module):
     """The entry block of the function a ``func.call``/``irax.call`` runs, or None when
-    ``module`` does not define it."""
+    ``module`` does not define it (or only declares it)."""
     ir = mlir.ir()
     name = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
     try:
         fn = ir.SymbolTable(module.operation)[name]
     except KeyError:
         return None
-    return fn.regions[0].blocks[0]
+    blocks = fn.regions[0].blocks
+    return blocks[0] if len(blocks) else None    # a declaration (a host import) has none
 
 
 def signature(fn) -> tuple[list[ShapedArray], list[ShapedArray]]:

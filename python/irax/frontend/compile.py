@@ -98,7 +98,8 @@ def compile_entry(entry, device, name: str, function: str = "main") -> None:
     program = program_of(entry, device, name, record, function)
     vmfb = cached_by_key(program.key, program.info, name)
     if vmfb is None:
-        vmfb = compile_keyed(program.code, program.key, program.info, name)
+        vmfb = compile_keyed(program.code, program.key, program.info, name,
+                             isolate=program.work.nested_loops)
     install(entry, device, name, program, vmfb)
 
 

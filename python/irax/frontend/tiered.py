@@ -137,7 +137,8 @@ def _start(entry, device, name: str):
         return False
     if not eligible(entry, device, program):
         install(entry, device, name, program,
-                compiler.compile_keyed(program.code, program.key, program.info, name))
+                compiler.compile_keyed(program.code, program.key, program.info, name,
+                                       isolate=program.work.nested_loops))
         return False
     module = clone_module(entry.trace_module)
     run_pipeline(module, pipelines.EAGER)

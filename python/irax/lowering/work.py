@@ -95,7 +95,7 @@ class Work:
     """What one walk of a lowered module found (``measure``)."""
 
     __slots__ = ("flops", "loops", "elements", "wrong", "host_calls", "host_loops",
-                 "kernel_elements")
+                 "kernel_elements", "nested_loops")
 
     def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0,
                  host_loops: bool | None = None, kernel_elements: int = 0):
@@ -108,6 +108,9 @@ class Work:
         #: its loop for, each independently
         self.host_loops = loops if host_loops is None else host_loops
         self.kernel_elements = kernel_elements
+        #: whether a host-driven loop holds another (IREE 3.13's compiler was seen to
+        #: crash on such programs: they compile in a separate process)
+        self.nested_loops = False
         #: whether it calls host functions (callbacks: ``core/callbacks.py``)
         self.host_calls = False
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
@@ -138,6 +141,7 @@ def measure(module) -> Work:
             kernel = _enclosing_kernel(op)
             if kernel is None:
                 work.host_loops = True
+                work.nested_loops = work.nested_loops or _in_loop(op)
             else:
                 shape = _shape(kernel.results[0]) if len(kernel.results) else None
                 work.kernel_elements = max(work.kernel_elements,
@@ -167,6 +171,16 @@ def _enclosing_kernel(op):
             return parent
         parent = parent.parent
     return None
+
+
+def _in_loop(op) -> bool:
+    """Whether ``op`` is nested in a ``stablehlo.while``."""
+    parent = op.operation.parent
+    while parent is not None and U.op_class(parent) is not U.FuncFunc:
+        if U.op_class(parent) is U.StableHLOWhile:
+            return True
+        parent = parent.parent
+    return False
 
 
 def contraction_flops(module) -> int:

@@ -272,13 +272,17 @@ def cached_by_key(key: str, info: dict, name: str = "main") -> bytes | None:
     return None
 
 
-def compile_keyed(code: bytes, key: str, info: dict, name: str = "main") -> bytes:
+def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
+                  isolate: bool = False) -> bytes:
     """Compiles ``code`` with IREE and stores the result in both caches under ``key``
     (with ``info``, both from ``key_of``). Runs on any thread: IREE releases the GIL while
-    it compiles, and one compilation runs at a time."""
+    it compiles, and one compilation runs at a time. ``isolate``: compile in a separate
+    ``iree-compile`` process (programs with nested loops, on which IREE 3.13's compiler
+    was seen to crash: a crash there is an error here, not the end of this process)."""
     flags = tuple(info["flags"])
     start = time.perf_counter()
-    vmfb = _invoke_iree(code, flags, name)
+    vmfb = _invoke_iree_process(code, flags, name) if isolate else \
+        _invoke_iree(code, flags, name)
     stats["compiles"] += 1
     msg = "irax: compiled %s in %.3f s (%d bytes)"
     (log.warning if config.irax_log_compiles or config.jax_log_compiles else log.debug)(
@@ -382,29 +386,72 @@ def _invoke_iree(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
         inv.close()
         session.close()
     if not ok:
-        if _UNSUPPORTED_ELEMENT_TYPE in err.text:
-            raise TypeError(
-                f"irax: IREE cannot compile {name}: it computes with a dtype IREE has no element "
-                f"type for ({', '.join(_NO_ELEMENT_TYPE)}); such arrays work eagerly only")
-        if _FRACTIONAL_BYTES in err.text:
-            raise TypeError(
-                f"irax: IREE cannot compile {name}: it holds an array of a sub-byte dtype (int2, "
-                "int4, ...) whose size is not a whole number of bytes; such arrays work eagerly "
-                "only")
-        missing = _UNDEFINED.search(err.text)
-        triple = next((f.split("=", 1)[1] for f in flags
-                       if f.startswith("--iree-llvmcpu-target-triple=")), None)
-        if missing and triple:
-            raise CompilationError(
-                f"irax: IREE cannot compile {name} for {triple}: it calls the C math "
-                f"function {missing.group(1)}, which cross-compiled code cannot link "
-                "(irax-expand-libm rewrites float64 sin, cos, tan, tanh, atan2, cbrt, "
-                "fmod, exp, expm1, log, log1p, pow, logistic and the roundings, and "
-                "complex128 sin, cos, tan, tanh, exp, expm1, log, log1p, sqrt and power, "
-                "not this one); "
-                "compute it in float32, or compile for this machine")
-        raise CompilationError(f"irax: IREE failed to compile {name}:\n{err.text.strip()}")
+        _raise_failure(err.text, flags, name)
     return vmfb
+
+
+#: a frame of a crashed compiler's stack dump inside IREE ("#4 0x... mlir::iree_compiler::
+#: IREE::Stream::ResourceType::getLifetime() const StreamTypes.cpp:0:0")
+_FRAME = re.compile(r"#\d+ 0x[0-9a-f]+ (mlir::iree_compiler::\S+)")
+
+
+def _invoke_iree_process(code: bytes, flags: tuple[str, ...], name: str) -> bytes:
+    """``_invoke_iree`` in a child ``iree-compile`` process (about 0.1 s more)."""
+    import subprocess
+
+    from iree.compiler.tools import binaries  # import cost: IREE loads on first use
+
+    tool = binaries.find_tool("iree-compile")
+    with tempfile.TemporaryDirectory(prefix="irax-compile-") as tmp:
+        src, out = os.path.join(tmp, "program.mlirbc"), os.path.join(tmp, "program.vmfb")
+        with open(src, "wb") as f:
+            f.write(code)
+        proc = subprocess.run([tool, *GLOBAL_FLAGS, *flags, src, "-o", out],
+                              capture_output=True, check=False)
+        if proc.returncode == 0:
+            with open(out, "rb") as f:
+                return f.read()
+        text = proc.stderr.decode(errors="replace")
+        if proc.returncode < 0 or "Please report issues to" in text:
+            kept = os.path.join(tempfile.gettempdir(), f"irax-crash-{os.getpid()}-"
+                                f"{hashlib.sha256(code).hexdigest()[:12]}.mlirbc")
+            with open(kept, "wb") as f:
+                f.write(code)
+            where = next((m.group(1) for m in map(_FRAME.search, text.splitlines()) if m),
+                         None)
+            raise CompilationError(
+                f"irax: IREE's compiler crashed compiling {name} (exit status "
+                f"{proc.returncode}{', in ' + where if where else ''}): a bug of IREE "
+                f"{compiler_version()}, not of the program; what it was given is saved "
+                f"in {kept} (iree-compile {' '.join(flags)} {kept})")
+        _raise_failure(text, flags, name)
+    raise AssertionError("unreachable")
+
+
+def _raise_failure(text: str, flags: tuple[str, ...], name: str):
+    """Raises the error a failed compilation's diagnostics ``text`` mean."""
+    if _UNSUPPORTED_ELEMENT_TYPE in text:
+        raise TypeError(
+            f"irax: IREE cannot compile {name}: it computes with a dtype IREE has no element "
+            f"type for ({', '.join(_NO_ELEMENT_TYPE)}); such arrays work eagerly only")
+    if _FRACTIONAL_BYTES in text:
+        raise TypeError(
+            f"irax: IREE cannot compile {name}: it holds an array of a sub-byte dtype (int2, "
+            "int4, ...) whose size is not a whole number of bytes; such arrays work eagerly "
+            "only")
+    missing = _UNDEFINED.search(text)
+    triple = next((f.split("=", 1)[1] for f in flags
+                   if f.startswith("--iree-llvmcpu-target-triple=")), None)
+    if missing and triple:
+        raise CompilationError(
+            f"irax: IREE cannot compile {name} for {triple}: it calls the C math "
+            f"function {missing.group(1)}, which cross-compiled code cannot link "
+            "(irax-expand-libm rewrites float64 sin, cos, tan, tanh, atan2, cbrt, "
+            "fmod, exp, expm1, log, log1p, pow, logistic and the roundings, and "
+            "complex128 sin, cos, tan, tanh, exp, expm1, log, log1p, sqrt and power, "
+            "not this one); "
+            "compute it in float32, or compile for this machine")
+    raise CompilationError(f"irax: IREE failed to compile {name}:\n{text.strip()}")
 
 
 class _CapturedStderr:
