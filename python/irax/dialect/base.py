@@ -93,6 +93,9 @@ class Op:
     #: MLIR's side-effect interface reduced to one bit: an op with side effects is never
     #: erased when unused, merged with an equal op, hoisted out of a loop or folded
     has_side_effects: ClassVar[bool] = False
+    #: about how many StableHLO ops lowering and irax-legalize-iree make of one (weights
+    #: the body sizes that bound loop unrolling: ``control_flow/unroll.py``)
+    lowered_size: ClassVar[int] = 1
     #: rules this op deliberately lacks, each with the reason (the registry meta-test
     #: accepts them where it would reject the base class's None)
     no_rules: ClassVar[dict[str, str]] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from irax.dialect import funcs, mlir
 from irax.dialect.control_flow.region_op import is_return
+from irax.dialect.upstream import op_class
 
 #: the most steps one trip runs, and the most body ops all of them hold together (32
 #: steps: the 1000-step RNN of docs/performance.md 2.3 -> 1.5 ms, an eager 100,000-trip
@@ -25,12 +26,14 @@ MAX_UNROLLED_OPS = 96
 
 
 def _measure(ops, module, depth: int = 0) -> tuple[int, bool]:
-    """(number of ops, whether any holds control flow), looking into called functions."""
+    """(number of ops, each weighted by its class's ``lowered_size``, whether any holds
+    control flow), looking into called functions."""
     count, nested = 0, False
     for inner in ops:
         if is_return(inner):
             continue
-        count += 1
+        cls = op_class(inner)
+        count += getattr(cls, "lowered_size", 1)
         if len(inner.regions):
             nested = True
         if "callee" in inner.attributes and module is not None and depth < 4:
