@@ -135,3 +135,51 @@ def test_while_loop_passing_a_carry_on_compiles():
     np.testing.assert_allclose([float(x), float(prev)], [want_x, want_prev], rtol=1e-5)
     eager_x, eager_prev = f(np.float32(0.8))
     assert float(eager_x) == float(x) and float(eager_prev) == float(prev)
+
+
+def test_eager_loops_reuse_their_program_without_tracing_again_as_jax():
+    """An eager while_loop, fori_loop, scan or map of a function it has run before, on
+    operands of the same types, runs the compiled program without tracing the function
+    again (JAX caches these traces by function identity too: a global read by the body
+    keeps its first value in both, checked against JAX); new operand values flow in; other
+    operand types, another function, or ``clear_caches`` trace again."""
+    jax = pytest.importorskip("jax")
+    traced = []
+    scale = 1.5
+
+    def body(i, c):
+        traced.append(i)
+        return c * scale + 1.0
+
+    def step(c, x):
+        traced.append(x)
+        return c * scale + x, c
+
+    def run(lib, v):
+        m = jax if lib == "jax" else irax
+        return [np.asarray(r) for r in (
+            m.lax.fori_loop(0, 5, body, v),
+            m.lax.fori_loop(0, np.int32(4), body, v),          # traced bounds: a while
+            m.lax.scan(step, v, m.numpy.arange(3.0))[1],
+            m.lax.map(lambda x: x * scale, m.numpy.arange(3.0) + v))]
+
+    first = run("irax", np.float32(0.5))
+    n = len(traced)
+    again = run("irax", np.float32(2.0))
+    assert len(traced) == n               # (map's lambda is a new function: traced again)
+    want = run("jax", np.float32(2.0))
+    for a, b in zip(again, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    scale = 3.0                           # noqa: F841 - read by the bodies
+    stale, jstale = run("irax", np.float32(2.0)), run("jax", np.float32(2.0))
+    for a, b in zip(stale, jstale):       # both keep 1.5 where cached
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    n = len(traced)
+    run("irax", np.full((1,), 2.0, np.float32))          # another shape: traced again
+    assert len(traced) > n
+    irax.clear_caches()
+    n = len(traced)
+    fresh = run("irax", np.float32(2.0))
+    assert len(traced) > n
+    assert not np.allclose(fresh[0], stale[0])           # 3.0 now read
+    assert not np.allclose(first[0], again[0])           # new operand values flowed in

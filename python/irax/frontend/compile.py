@@ -252,10 +252,16 @@ def run_compiled(module, entry: str, args, in_avals, out_avals, name: str) -> li
     """Compiles ``@entry`` of an irax ``module`` with IREE (cached by content) and runs it
     on ``args``: how eager code that is traced abstractly (``vmap`` outside ``jit``) runs,
     so that it computes exactly what ``jit`` and ``pmap`` of it compute."""
+    return execute(compiled_function(module, entry, in_avals, out_avals, name), list(args))
+
+
+def compiled_function(module, entry: str, in_avals, out_avals, name: str):
+    """``@entry`` of an irax ``module`` compiled (cached by content) for the default
+    device: a specialization ``execute`` runs."""
     spec = Specialization(module, in_avals, out_avals,
                           tree_util.tree_structure(list(range(len(out_avals)))))
     compile_entry(spec, devices.default_device(), name, function=entry)
-    return execute(spec, list(args))
+    return spec
 
 
 def program_devices(device, n: int, name: str) -> list:

@@ -8,6 +8,8 @@ trace the op runs at once on the reference interpreter.
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from irax.core import dtypes, tree_util
@@ -22,7 +24,7 @@ from irax.frontend.callee import (
     leaf_aval_and_value,
     trace_callee,
 )
-from irax.frontend.compile import run_compiled
+from irax.frontend.compile import compiled_function, execute
 from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.lax import _shape as S
@@ -30,6 +32,7 @@ from irax.lax import _util as U
 from irax.lax._shape_more import index_in_dim, stack
 from irax.runtime.array import Array
 from irax.runtime.compiler import carries
+from irax.transforms.jit import on_clear_caches
 from irax.transforms.vectorize import vmap
 
 
@@ -37,24 +40,61 @@ def _avals(leaves):
     return [leaf_aval_and_value(x)[0] for x in leaves]
 
 
-def _run(build, operands, api: str):
+#: eager control flow already compiled: (api, the user's functions, static arguments,
+#: operand types, traced configuration) -> (program, what tracing recorded). Like JAX,
+#: which caches the traces of loop bodies by function identity, a function is not traced
+#: again: values it reads from globals or closures are those of its first trace.
+_EAGER: collections.OrderedDict = collections.OrderedDict()
+_EAGER_MAX = 64
+
+
+def _run(build, operands, api: str, key=None, state=None):
     """``build(operand_tracers) -> output tracers`` inside the current trace, or eagerly: in
     a fresh trace whose function is then compiled (once: the compile cache knows it by its
     content) and run, as JAX runs control flow outside jit; with
     ``irax_eager_control_flow_compiled`` off, or for dtypes IREE cannot carry, it runs on
-    the reference interpreter instead."""
+    the reference interpreter instead. ``key``: what identifies the program besides its
+    operands' types (the user's functions and static arguments), to run it again without
+    tracing; ``state``: a dict ``build`` fills while tracing, restored on such a hit."""
     if current_trace() is not None:
         return build(list(operands))
     pairs = [leaf_aval_and_value(x) for x in operands]
+    compiled = config.irax_eager_control_flow_compiled
+    if key is not None and compiled and all(v is not None for _, v in pairs):
+        key = (api, key, tuple(a for a, _ in pairs), config.trace_key)
+        try:
+            hit = _EAGER.get(key)
+        except TypeError:        # an unhashable static part: no reuse
+            key = hit = None
+        if hit is not None:
+            _EAGER.move_to_end(key)
+            spec, saved = hit
+            if state is not None:
+                state.update(saved)
+            return execute(spec, list(operands))
+    else:
+        key = None
     with Trace(origin=api, name="main") as t:
         outs = build([t.add_argument(a) for a, _ in pairs])
         t.finish(outs)
         out_avals = t.out_avals
-    if config.irax_eager_control_flow_compiled and _compilable(pairs, out_avals):
-        return run_compiled(t.module, "main", list(operands), [a for a, _ in pairs],
-                            out_avals, api)
+    if compiled and _compilable(pairs, out_avals):
+        spec = compiled_function(t.module, "main", [a for a, _ in pairs], out_avals, api)
+        if key is not None:
+            _EAGER[key] = (spec, dict(state or {}))
+            while len(_EAGER) > _EAGER_MAX:
+                _EAGER.popitem(last=False)
+        return execute(spec, list(operands))
     values = eager.evaluate(t.module, "main", [v for _, v in pairs])
     return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
+
+
+def clear_eager_cache() -> None:
+    """Forgets the compiled eager control flow (``irax.clear_caches``)."""
+    _EAGER.clear()
+
+
+on_clear_caches(clear_eager_cache)
 
 
 def _python_mode(*values) -> bool:
@@ -191,7 +231,7 @@ def cond(pred, true_fun, false_fun, *operands, operand=None):
 
 
 # ---- while_loop / fori_loop ----------------------------------------------------------------------
-def while_loop(cond_fun, body_fun, init_val):
+def while_loop(cond_fun, body_fun, init_val, *, _key=None):
     """``while cond_fun(val): val = body_fun(val)`` (``jax.lax.while_loop``).
 
     Differentiable in forward and reverse mode; reverse mode works with a data-dependent
@@ -224,7 +264,7 @@ def while_loop(cond_fun, body_fun, init_val):
         return current_trace().emit_region_op(While, consts + list(carry), regions, avals,
                                          {"num_consts": k})
 
-    outs = _run(build, leaves, "while_loop")
+    outs = _run(build, leaves, "while_loop", key=_key or (cond_fun, body_fun, tree))
     return tree_util.tree_unflatten(tree, outs)
 
 
@@ -263,7 +303,8 @@ def fori_loop(lower, upper, body_fun, init_val):
             i, val = carry
             return (i + 1, body_fun(i, val)), None
 
-        (_, out), _ = scan(step, (lo_v, init_val), None, length=max(hi_v - lo_v, 0))
+        (_, out), _ = scan(step, (lo_v, init_val), None, length=max(hi_v - lo_v, 0),
+                           _key=("fori", body_fun, lo_v))
         return out
 
     def c(state):
@@ -274,7 +315,8 @@ def fori_loop(lower, upper, body_fun, init_val):
         i, upper_, val = state
         return i + 1, upper_, body_fun(i, val)
 
-    _, _, out = while_loop(c, b, (U.convert(lower, dt), U.convert(upper, dt), init_val))
+    _, _, out = while_loop(c, b, (U.convert(lower, dt), U.convert(upper, dt), init_val),
+                           _key=("fori", body_fun, tree_util.tree_structure(init_val)))
     return out
 
 
@@ -294,7 +336,7 @@ def _traced(*xs) -> bool:
 
 # ---- scan / map ---------------------------------------------------------------------------
 def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
-         _split_transpose: bool = False):
+         _split_transpose: bool = False, *, _key=None):
     """``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``jax.lax.scan``).
     Returns ``(final carry, stacked ys)``. ``unroll`` is accepted (the compiler decides)."""
     c_leaves, c_tree = tree_util.tree_flatten(init)
@@ -351,7 +393,8 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
             results, {"num_consts": k, "num_carry": len(c_avals), "length": n,
                       "reverse": bool(reverse)})
 
-    outs = _run(build, c_leaves + x_leaves, "scan")
+    outs = _run(build, c_leaves + x_leaves, "scan", state=trees,
+                key=(_key or f, c_tree, x_tree, n, bool(reverse)))
     carry = tree_util.tree_unflatten(c_tree, outs[:len(c_avals)])
     ys = tree_util.tree_unflatten(trees["y"], outs[len(c_avals):])
     return carry, ys
@@ -361,7 +404,7 @@ def map(f, xs, *, batch_size: int | None = None):  # noqa: A001 - JAX's name
     """``stack([f(x) for x in xs])`` as a scan (``jax.lax.map``); ``batch_size`` maps
     groups of that many elements with ``vmap`` inside each step."""
     if batch_size is None:
-        return scan(lambda c, x: (c, f(x)), (), xs)[1]
+        return scan(lambda c, x: (c, f(x)), (), xs, _key=("map", f))[1]
     leaves, tree = tree_util.tree_flatten(xs)
     n = leaves[0].shape[0]
     full, rem = divmod(n, batch_size)

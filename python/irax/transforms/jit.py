@@ -369,6 +369,15 @@ def _specializations(fun, options) -> _Specializations:
         return specs
 
 
+#: what higher layers keep compiled (eager control flow's programs): cleared with the rest
+_MORE_CACHES: list = []
+
+
+def on_clear_caches(clear) -> None:
+    """Registers ``clear()`` to run in ``clear_caches``."""
+    _MORE_CACHES.append(clear)
+
+
 def clear_caches() -> None:
     """Drops every jit specialization, the loaded programs kept for reuse and the in-memory
     compile cache."""
@@ -376,6 +385,8 @@ def clear_caches() -> None:
         live = list(_LIVE)
     for specs in live:
         specs.entries.clear()
+    for clear in _MORE_CACHES:
+        clear()
     clear_executables()
     program_cache.clear_memory()
     devices.trim_allocators()
