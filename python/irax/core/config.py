@@ -192,6 +192,12 @@ config.define("irax_while_grad_forward", True,
               "dtype) computes the loop's diagonal Jacobian in the forward loop instead of "
               "a backward sweep over a tape of carries; False always uses the tape.",
               _bool, env="IRAX_WHILE_GRAD_FORWARD", traced=True)
+config.define("irax_conv_as_matmul", True,
+              "Lower an ungrouped floating-point convolution with few window positions "
+              "(im2col) or few output positions (a kernel's gradient) to slices and one "
+              "matrix product, which IREE compiles better than its convolutions "
+              "(dialect/conv_contract.py); False keeps stablehlo.convolution.", _bool,
+              env="IRAX_CONV_AS_MATMUL", traced=True)
 config.define("irax_loop_kernel_max_elements", 256,
               "A jitted while/fori/scan loop whose carries are 0-d or share one shape of at "
               "most this many elements, with elementwise cond and body, runs as one native "

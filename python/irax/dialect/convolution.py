@@ -13,7 +13,9 @@ import numpy as np
 
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
+from irax.core.config import config
 from irax.dialect import attrs as A
+from irax.dialect import conv_contract, mlir
 from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError, weak_of
 from irax.dialect.shape import check_dims
@@ -92,6 +94,15 @@ class ConvGeneralDilated(Op):
     @classmethod
     def lower(cls, lb, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
               lhs_spec, rhs_spec, out_spec, feature_group_count, batch_group_count):
+        attrs = dict(window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
+                     rhs_dilation=rhs_dilation, lhs_spec=lhs_spec, rhs_spec=rhs_spec,
+                     out_spec=out_spec, feature_group_count=feature_group_count,
+                     batch_group_count=batch_group_count)
+        if config.irax_conv_as_matmul:   # few window or output positions: one matrix product
+            y = conv_contract.lower(lb, lhs, rhs, mlir.aval_of(lhs), mlir.aval_of(rhs),
+                                    lb.out_avals[0], **attrs)
+            if y is not None:
+                return y
         n = len(window_strides)
         dn = (f"#stablehlo.conv<{_layout(lhs_spec, 'bf')}x{_layout(rhs_spec, 'oi')}"
               f"->{_layout(out_spec, 'bf')}>")
