@@ -217,3 +217,75 @@ def test_caching_allocator_reuses_result_memory_and_trims():
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
     assert faults < 1000, faults    # 65,540 with irax_cpu_allocator="system"
     irax.clear_caches()             # hands the kept buffers back
+
+
+def test_large_contractions_compile_with_data_tiling_and_match_jax():
+    """A program whose products reach irax_cpu_data_tiling_min_flops compiles with IREE's
+    data tiling and microkernels (a different code path for its matrix products): an MLP
+    training step of the benchmark's size, against JAX; a small program keeps the plain
+    flags."""
+    jax = pytest.importorskip("jax")
+    from irax.frontend.compile import DATA_TILING_FLAGS
+
+    rng = np.random.default_rng(3)
+    w1 = rng.standard_normal((784, 512)).astype(np.float32) * 0.05
+    w2 = rng.standard_normal((512, 10)).astype(np.float32) * 0.05
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+
+    def step(m, w1, w2, x):
+        def loss(w1, w2):
+            h = m.numpy.tanh(x @ w1)
+            z = h @ w2
+            return m.numpy.mean(m.numpy.sum(z * z, axis=1))
+        g1, g2 = m.grad(loss, argnums=(0, 1))(w1, w2)
+        return w1 - 0.1 * g1, w2 - 0.1 * g2
+
+    f = irax.jit(lambda *a: step(irax, *a))
+    got = f(w1, w2, x)
+    flags = f.lower(w1, w2, x)._entry
+    want = jax.jit(lambda *a: step(jax, *a))(w1, w2, x)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+    info = measure(_iree_module(lambda *a: step(irax, *a), w1, w2, x))
+    assert info.flops >= config.irax_cpu_data_tiling_min_flops
+    from irax.frontend.compile import program_of
+    big = program_of(flags, devices.default_device(), "step", "")
+    assert set(DATA_TILING_FLAGS) <= set(big.info["flags"])
+    small = irax.jit(lambda a: a @ a)
+    s = small.lower(np.ones((8, 8), np.float32))._entry
+    assert not set(DATA_TILING_FLAGS) & set(program_of(s, devices.default_device(), "mm",
+                                                       "").info["flags"])
+
+
+def test_a_program_iree_cannot_data_tile_compiles_without():
+    """jit(vmap(grad)) of the benchmark's MLP (per-example gradients, batch 128): IREE
+    3.13's data tiling exceeds its stack limit on one dispatch ("exceeded stack allocation
+    limit of 32768 bytes"); the program compiles without data tiling instead (a second
+    compile, cached under the first's key), with JAX's numbers."""
+    jax = pytest.importorskip("jax")
+    from irax.runtime import compiler
+
+    rng = np.random.default_rng(4)
+    params = [((rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32),
+               np.zeros(b, np.float32)) for a, b in ((784, 512), (512, 512), (512, 10))]
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.integers(0, 10, 128)]
+
+    def grads(m):
+        def loss(p, xe, ye):
+            h = xe[None]
+            for w, b in p[:-1]:
+                h = m.numpy.maximum(h @ w + b, 0.0)
+            z = h @ p[-1][0] + p[-1][1]
+            logp = z - m.nn.logsumexp(z, axis=-1, keepdims=True)
+            return -m.numpy.mean(m.numpy.sum(logp * ye[None], axis=-1))
+        return m.jit(m.vmap(m.grad(loss), in_axes=(None, 0, 0)))
+
+    before = dict(compiler.stats)
+    got = grads(irax)(params, x, y)
+    compiled = compiler.stats["compiles"] - before["compiles"]
+    fallbacks = compiler.stats["data_tiling_fallbacks"] - before["data_tiling_fallbacks"]
+    assert fallbacks == (1 if compiled else 0), (compiled, fallbacks)
+    want = grads(jax)(params, x, y)
+    for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-4, atol=1e-6)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import threading
@@ -29,6 +30,7 @@ from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import (
+    DATA_TILING_FLAGS,
     cached_by_key,
     compile_keyed,
     key_of,
@@ -115,10 +117,13 @@ class Program:
     def __init__(self, module, target, group, record, function):
         self.module = module
         self.code = module_bytecode(module)
+        self.work = measure(module)
+        if target.backend == "llvm-cpu" and self.work.flops >= \
+                config.irax_cpu_data_tiling_min_flops:
+            target = dataclasses.replace(target, extra=target.extra + DATA_TILING_FLAGS)
         self.target = target
         self.key, self.info = key_of(self.code, target)
         self.group = group
-        self.work = measure(module)
         self.record = record
         self.function = function
 

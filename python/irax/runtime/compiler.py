@@ -31,7 +31,7 @@ from irax.runtime import cache
 from irax.runtime import devices as _devices
 
 log = logging.getLogger("irax")
-stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0}
+stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0, "data_tiling_fallbacks": 0}
 #: part of every cache key: bump it to invalidate entries written by older irax versions
 CACHE_VERSION = "irax-2"
 _lock = threading.Lock()
@@ -272,6 +272,12 @@ def cached_by_key(key: str, info: dict, name: str = "main") -> bytes | None:
     return None
 
 
+#: IREE's data tiling (operands of matrix products packed into tiles the CPU's vector
+#: registers take) with its microkernels: for CPU programs with large contractions
+#: (``frontend/compile.py Program``)
+DATA_TILING_FLAGS = ("--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all")
+
+
 def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
                   isolate: bool = False) -> bytes:
     """Compiles ``code`` with IREE and stores the result in both caches under ``key``
@@ -281,8 +287,17 @@ def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
     was seen to crash: a crash there is an error here, not the end of this process)."""
     flags = tuple(info["flags"])
     start = time.perf_counter()
-    vmfb = _invoke_iree_process(code, flags, name) if isolate else \
-        _invoke_iree(code, flags, name)
+    invoke = _invoke_iree_process if isolate else _invoke_iree
+    try:
+        vmfb = invoke(code, flags, name)
+    except CompilationError:
+        # IREE 3.13's data tiling fails on some programs ("exceeded stack allocation
+        # limit" for vmap(grad) of an MLP): those compile without it, under the same key
+        plain = tuple(f for f in flags if f not in DATA_TILING_FLAGS)
+        if plain == flags:
+            raise
+        vmfb = invoke(code, plain, name)
+        stats["data_tiling_fallbacks"] += 1
     stats["compiles"] += 1
     msg = "irax: compiled %s in %.3f s (%d bytes)"
     (log.warning if config.irax_log_compiles or config.jax_log_compiles else log.debug)(
