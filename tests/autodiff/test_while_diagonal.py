@@ -5,6 +5,7 @@ tape (``irax_while_grad_forward=False``) where JAX has no equivalent."""
 
 import numpy as np
 import pytest
+from tests.autodiff.test_while_tape import _jax_loss, _loss
 
 import irax
 import irax.numpy as jnp
@@ -30,39 +31,15 @@ def _both(f, *args):
     return f(*args), tape
 
 
-def _loss(x, w, n):
-    """Two shaped carries, a 0-d const, an int counter."""
-    def body(c):
-        i, v, u = c
-        return i + 1, jnp.sin(v) * w + 0.1 * u, jnp.tanh(u + v * w)
-
-    _, v, u = lax.while_loop(lambda c: c[0] < n, body, (0, x, x * 0.5))
-    return jnp.sum(v * v) + jnp.sum(u)
-
-
-def _jax_loss(n):
-    jnp_ = jax.numpy
-
-    def loss(x, w):
-        def step(c, _):
-            v, u = c
-            return (jnp_.sin(v) * w + 0.1 * u, jnp_.tanh(u + v * w)), None
-
-        (v, u), _ = jax.lax.scan(step, (x, x * 0.5), None, length=n)
-        return jnp_.sum(v * v) + jnp_.sum(u)
-
-    return loss
-
-
 def test_grad_of_an_elementwise_loop_matches_jax_scan_in_one_loop():
     x = np.linspace(-1.0, 1.0, 8, dtype=np.float32)
     w = np.float32(0.9)
     g = irax.jit(irax.grad(_loss, argnums=(0, 1)))
     assert _whiles(irax.grad(_loss, argnums=(0, 1)), x, w, 3) == 1
-    jg = jax.jit(jax.grad(_jax_loss(40), argnums=(0, 1)))
+    jg = jax.jit(jax.grad(_jax_loss(jax, 40), argnums=(0, 1)))
     for n in (0, 1, 7, 40):
         gx, gw = g(x, w, n)
-        jx, jw = jax.grad(_jax_loss(n), argnums=(0, 1))(x, w) if n != 40 else jg(x, w)
+        jx, jw = jax.grad(_jax_loss(jax, n), argnums=(0, 1))(x, w) if n != 40 else jg(x, w)
         np.testing.assert_allclose(np.asarray(gx), np.asarray(jx), rtol=2e-5, atol=1e-6,
                                    err_msg=f"n={n}")
         np.testing.assert_allclose(float(gw), float(jw), rtol=2e-5, atol=1e-6)
@@ -137,7 +114,7 @@ def test_hessian_matches_jax_scan():
     x = np.linspace(-0.4, 0.6, 4, dtype=np.float32)
     w = np.float32(0.7)
     h = irax.jit(irax.hessian(_loss))(x, w, 5)
-    jh = jax.hessian(_jax_loss(5))(x, w)
+    jh = jax.hessian(_jax_loss(jax, 5))(x, w)
     np.testing.assert_allclose(np.asarray(h), np.asarray(jh), rtol=1e-4, atol=1e-6)
 
 

@@ -138,10 +138,11 @@ def measure(module) -> Work:
             work.flops += rule(op)
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
-            kernel = _enclosing_kernel(op)
+            kernel = _enclosing(op, U.LinalgGeneric)
             if kernel is None:
                 work.host_loops = True
-                work.nested_loops = work.nested_loops or _in_loop(op)
+                work.nested_loops = work.nested_loops or \
+                    _enclosing(op, U.StableHLOWhile) is not None
             else:
                 shape = _shape(kernel.results[0]) if len(kernel.results) else None
                 work.kernel_elements = max(work.kernel_elements,
@@ -163,24 +164,15 @@ def measure(module) -> Work:
     return work
 
 
-def _enclosing_kernel(op):
-    """The ``linalg.generic`` a loop is nested in (a loop kernel), or None."""
+def _enclosing(op, cls):
+    """The nearest op of class ``cls`` that ``op`` is nested in (within its function), or
+    None: the ``linalg.generic`` of a loop kernel, the ``stablehlo.while`` of a loop."""
     parent = op.operation.parent
     while parent is not None and U.op_class(parent) is not U.FuncFunc:
-        if U.op_class(parent) is U.LinalgGeneric:
+        if U.op_class(parent) is cls:
             return parent
         parent = parent.parent
     return None
-
-
-def _in_loop(op) -> bool:
-    """Whether ``op`` is nested in a ``stablehlo.while``."""
-    parent = op.operation.parent
-    while parent is not None and U.op_class(parent) is not U.FuncFunc:
-        if U.op_class(parent) is U.StableHLOWhile:
-            return True
-        parent = parent.parent
-    return False
 
 
 def contraction_flops(module) -> int:
