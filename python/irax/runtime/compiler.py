@@ -31,7 +31,9 @@ from irax.runtime import cache
 from irax.runtime import devices as _devices
 
 log = logging.getLogger("irax")
-stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0, "data_tiling_fallbacks": 0}
+stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0}
+#: compilations redone without IREE's data tiling, which failed on them
+fallbacks = {"data_tiling": 0}
 #: part of every cache key: bump it to invalidate entries written by older irax versions
 CACHE_VERSION = "irax-2"
 _lock = threading.Lock()
@@ -297,7 +299,7 @@ def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
         if plain == flags:
             raise
         vmfb = invoke(code, plain, name)
-        stats["data_tiling_fallbacks"] += 1
+        fallbacks["data_tiling"] += 1
     stats["compiles"] += 1
     msg = "irax: compiled %s in %.3f s (%d bytes)"
     (log.warning if config.irax_log_compiles or config.jax_log_compiles else log.debug)(
