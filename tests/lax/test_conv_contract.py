@@ -18,12 +18,12 @@ rng = np.random.default_rng(5)
 
 # (lhs shape, rhs shape, dimension numbers, strides, padding, rhs dilation)
 CASES = [
-    ((2, 9, 9, 6), (3, 3, 6, 5), ("NHWC", "HWIO", "NHWC"), (1, 1), "SAME", (1, 1)),
-    ((2, 6, 9, 8), (5, 6, 3, 2), ("NCHW", "OIHW", "NCHW"), (2, 1), "VALID", (1, 2)),
-    ((3, 11, 4), (3, 4, 7), ("NWC", "WIO", "NWC"), (2,), [(2, -1)], (2,)),
-    ((1, 5, 6, 7, 4), (2, 3, 2, 4, 4), ("NDHWC", "DHWIO", "NDHWC"), (1, 2, 1), "SAME",
+    ((8, 12, 12, 6), (3, 3, 6, 5), ("NHWC", "HWIO", "NHWC"), (1, 1), "SAME", (1, 1)),
+    ((16, 6, 17, 16), (5, 6, 3, 2), ("NCHW", "OIHW", "NCHW"), (2, 1), "VALID", (1, 2)),
+    ((96, 41, 4), (3, 4, 7), ("NWC", "WIO", "NWC"), (2,), [(2, -1)], (2,)),
+    ((8, 5, 6, 7, 4), (2, 3, 2, 4, 4), ("NDHWC", "DHWIO", "NDHWC"), (1, 2, 1), "SAME",
      (1, 1, 2)),
-    ((4, 7, 7, 5), (3, 3, 5, 6), ("NHWC", "HWIO", "NCHW"), (1, 1), [(1, 0), (0, 2)], (1, 1)),
+    ((16, 7, 7, 5), (3, 3, 5, 6), ("NHWC", "HWIO", "NCHW"), (1, 1), [(1, 0), (0, 2)], (1, 1)),
 ]
 
 
@@ -84,13 +84,15 @@ def test_vmap_matches_a_python_loop():
 
 
 @pytest.mark.parametrize("what", ["one input channel", "groups", "lhs dilation", "int32",
-                                  "switched off"])
+                                  "switched off", "small"])
 def test_other_convolutions_stay_convolutions(what):
-    x, k = _args((2, 8, 8, 6), (3, 3, 6, 6))
+    x, k = _args((8, 8, 8, 6), (3, 3, 6, 6))
     dn = ("NHWC", "HWIO", "NHWC")
     kw = {}
     if what == "one input channel":
-        x, k = _args((2, 8, 8, 1), (3, 3, 1, 6))
+        x, k = _args((64, 8, 8, 1), (3, 3, 1, 6))
+    elif what == "small":
+        x, k = _args((1, 8, 8, 6), (3, 3, 6, 6))
     elif what == "groups":
         k = k[:, :, :3]
         kw["feature_group_count"] = 2

@@ -19,7 +19,8 @@ one once its patches are laid side by side:
 
 Then the result is laid out as the convolution's. Only ungrouped convolutions without
 input dilation, of static shape, floating point, with at most ``MAX_PIECES`` slices and
-patches of at most ``MAX_PATCH_ELEMENTS`` elements, and im2col only from ``MIN_CHANNELS``
+patches of at most ``MAX_PATCH_ELEMENTS`` elements, at least ``MIN_MACS`` multiply-adds,
+and im2col only from ``MIN_CHANNELS``
 input and output features; the rest stays a ``stablehlo.convolution``. Measured on 2 cores
 (2026-12-06, jit, warm): that second convolution 5.0 -> 0.50 ms (JAX 0.43), its input's
 gradient 13.6 -> 1.8 ms (JAX 1.1), its kernel's 9.4 -> 1.3 ms (JAX 1.2). (Sums run in
@@ -46,6 +47,9 @@ from irax.core.abstract import ShapedArray
 #: most slices one convolution becomes, and most elements of its patches
 MAX_PIECES = 49
 MAX_PATCH_ELEMENTS = 1 << 23
+#: fewest multiply-adds: smaller convolutions are fast either way, and compile faster as
+#: one convolution than as many slices
+MIN_MACS = 1 << 17
 #: fewest input and output features for im2col: with fewer, the slices are thin strided
 #: copies or the product a skinny one (the first convolution of benchmarks/cnn.py, one
 #: input channel: 1.3 ms as a convolution, up to 5.7 ms as im2col; its input's gradient,
@@ -102,6 +106,8 @@ def lower(lb, lhs, rhs, lhs_aval, rhs_aval, out_aval, *, window_strides, padding
     os_ = [out_aval.shape[d] for d in out_spec[2:]]
     windows, outputs = math.prod(ks), math.prod(os_)
     if 0 in (b, ci, co, windows, outputs) or min(windows, outputs) > MAX_PIECES:
+        return None
+    if b * co * outputs * windows * ci < MIN_MACS:
         return None
     pieces = min(windows, outputs)
     few_windows = windows <= outputs
