@@ -192,7 +192,7 @@ def test_default_driver_stress_loops_pmap_and_pool_programs_are_deterministic():
 
 def test_caching_allocator_reuses_result_memory_and_trims():
     assert devices.cpu_allocators() == [
-        f"caching:*=*;{config.irax_cpu_allocator_cache_bytes};64"]
+        f"caching:*=*;{config.irax_cpu_allocator_cache_bytes};{devices.CACHED_BUFFERS}"]
     old = config.irax_cpu_allocator
     try:
         config.update("irax_cpu_allocator", "system")
@@ -203,6 +203,11 @@ def test_caching_allocator_reuses_result_memory_and_trims():
             devices.cpu_allocators()
     finally:
         config.update("irax_cpu_allocator", old)
+    # buffers of 100 other sizes freed first: the allocator still caches (with room for
+    # 64 free buffers it stopped caching once it held 64)
+    g = irax.jit(lambda v: v + 1.0)
+    for k in range(100):
+        np.asarray(g(np.ones(1000 + 37 * k, np.float32)))
     # 64 MB: above glibc's largest mmap threshold, so that the system allocator maps (and
     # faults in) fresh pages for every result, 16384 of them
     f = irax.jit(lambda x: x * 2.0)

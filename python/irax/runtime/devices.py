@@ -136,8 +136,14 @@ def cpu_allocators() -> list[str] | None:
     if not cap:
         return None
     # one pool over the CPU's only heap: any size, at most `cap` bytes live and free
-    # together, at most 64 free buffers remembered
-    return [f"caching:*=*;{cap};64"]
+    # together, at most 1024 free buffers remembered (with 64, a process that had freed 64
+    # buffers of other sizes, a test module of convolutions, stopped caching: a freed
+    # 64 MB result went back to the system and every call faulted its pages in again)
+    return [f"caching:*=*;{cap};{CACHED_BUFFERS}"]
+
+
+#: how many free buffers a CPU device's caching allocator keeps for reuse at most
+CACHED_BUFFERS = 1024
 
 
 def _cpu_device(drv_name: str, first: bool):
