@@ -39,10 +39,9 @@ from __future__ import annotations
 import itertools
 import math
 
-import numpy as np
-
 from irax.core import dtypes
-from irax.core.abstract import ShapedArray
+from irax.dialect import shape as S
+from irax.dialect.linalg_arrays import HloArrays
 
 #: most slices one convolution becomes, and most elements of its patches
 MAX_PIECES = 49
@@ -55,39 +54,6 @@ MIN_MACS = 1 << 17
 #: input channel: 1.3 ms as a convolution, up to 5.7 ms as im2col; its input's gradient,
 #: one output channel: 2.6 against 4.0 ms)
 MIN_CHANNELS = 4
-
-
-def _transpose(lb, x, perm, aval):
-    if list(perm) == list(range(len(perm))):
-        return x
-    shape = tuple(aval.shape[p] for p in perm)
-    return lb.op("stablehlo.transpose", [x], ShapedArray(shape, aval.dtype),
-                 permutation=lb.i64s(perm))
-
-
-def _reshape(lb, x, shape, dtype):
-    return lb.op("stablehlo.reshape", [x], ShapedArray(tuple(shape), dtype))
-
-
-def _slice(lb, x, start, limit, strides, dtype):
-    shape = [max(0, -(-(hi - lo) // s)) for lo, hi, s in zip(start, limit, strides)]
-    return lb.op("stablehlo.slice", [x], ShapedArray(tuple(shape), dtype),
-                 start_indices=lb.i64s(start), limit_indices=lb.i64s(limit),
-                 strides=lb.i64s(strides))
-
-
-def _concat(lb, xs, dim, shape, dtype):
-    if len(xs) == 1:
-        return xs[0]
-    return lb.op("stablehlo.concatenate", xs, ShapedArray(tuple(shape), dtype),
-                 dimension=lb.i64(dim))
-
-
-def _dot(lb, x, y, lc, rc, shape, dtype):
-    dn = (f"#stablehlo.dot<lhs_contracting_dimensions = {list(lc)}, "
-          f"rhs_contracting_dimensions = {list(rc)}>")
-    return lb.op("stablehlo.dot_general", [x, y], ShapedArray(tuple(shape), dtype),
-                 dot_dimension_numbers=lb.attr(dn))
 
 
 def lower(lb, lhs, rhs, lhs_aval, rhs_aval, out_aval, *, window_strides, padding,
@@ -116,47 +82,42 @@ def lower(lb, lhs, rhs, lhs_aval, rhs_aval, out_aval, *, window_strides, padding
     patch = pieces * b * ci * (outputs if few_windows else windows)
     if patch > MAX_PATCH_ELEMENTS:
         return None
+    # the ops' own lower rules, through the array helpers the linalg kernels use
+    h = HloArrays(lb)
     # the input channels last: [b, spatial..., ci], padded (negative padding crops)
-    x = _transpose(lb, lhs, [lhs_spec[0], *lhs_spec[2:], lhs_spec[1]], lhs_aval)
-    lo = [padding[2 * i] for i in range(n)]
-    hi = [padding[2 * i + 1] for i in range(n)]
-    sp = [lhs_aval.shape[d] for d in lhs_spec[2:]]
-    if any(lo) or any(hi):
-        zero = lb.constant(np.zeros((), dtype))
-        sp = [s + a + c for s, a, c in zip(sp, lo, hi)]
-        x = lb.op("stablehlo.pad", [x, zero], ShapedArray((b, *sp, ci), dtype),
-                  edge_padding_low=lb.i64s([0, *lo, 0]),
-                  edge_padding_high=lb.i64s([0, *hi, 0]),
-                  interior_padding=lb.i64s([0] * (n + 2)))
+    x = h.transpose(lhs, [lhs_spec[0], *lhs_spec[2:], lhs_spec[1]])
+    pads = [(padding[2 * i], padding[2 * i + 1]) for i in range(n)]   # (low, high) a dim
+    if any(lo or hi for lo, hi in pads):
+        x = h.pad(x, [(0, 0), *pads, (0, 0)])
     # the kernel as [spatial..., ci, co]
-    k = _transpose(lb, rhs, [*rhs_spec[2:], rhs_spec[1], rhs_spec[0]], rhs_aval)
+    k = h.transpose(rhs, [*rhs_spec[2:], rhs_spec[1], rhs_spec[0]])
+
+    def window(start, limit, strides):     # [b, spatial..., ci] between start and limit
+        return h.one(S.Slice, x, start_indices=(0, *start, 0), limit_indices=(b, *limit, ci),
+                     strides=(1, *strides, 1))
+
     if few_windows:
-        slices = []
+        cols = []
         for pos in itertools.product(*[range(w) for w in ks]):
             start = [p * d for p, d in zip(pos, rhs_dilation)]
             limit = [s + (o - 1) * st + 1 for s, o, st in zip(start, os_, window_strides)]
-            slices.append(_slice(lb, x, [0, *start, 0], [b, *limit, ci],
-                                 [1, *window_strides, 1], dtype))
-        cols = _concat(lb, slices, n + 1, (b, *os_, windows * ci), dtype)
-        km = _reshape(lb, k, (windows * ci, co), dtype)
-        y = _dot(lb, cols, km, [n + 1], [0], (b, *os_, co), dtype)
-        order = [0, n + 1, *range(1, n + 1)]           # y is [b, os..., co]
+            cols.append(window(start, limit, window_strides))
+        cols = h.concatenate(cols, n + 1)                  # [b, os..., windows * ci]
+        km = h.reshape(k, (windows * ci, co))
+        y = h.dot_general(cols, km, ((n + 1,), (0,)))      # [b, os..., co]
+        canon = h.transpose(y, [0, n + 1, *range(1, n + 1)])
     else:
-        slices = []
+        wins = []
         for pos in itertools.product(*[range(o) for o in os_]):
             start = [p * st for p, st in zip(pos, window_strides)]
             limit = [s + (w - 1) * d + 1 for s, w, d in zip(start, ks, rhs_dilation)]
-            s = _slice(lb, x, [0, *start, 0], [b, *limit, ci], [1, *rhs_dilation, 1], dtype)
-            slices.append(_reshape(lb, s, (1, b, *ks, ci), dtype))
-        wins = _concat(lb, slices, 0, (outputs, b, *ks, ci), dtype)
-        y = _dot(lb, wins, k, list(range(2, n + 3)), list(range(n + 1)), (outputs, b, co),
-                 dtype)
-        y = _reshape(lb, y, (*os_, b, co), dtype)
-        order = [n, n + 1, *range(n)]                  # y is [os..., b, co]
-    canon = _transpose(lb, y, order, ShapedArray(
-        tuple((b, *os_, co) if few_windows else (*os_, b, co)), dtype))
+            wins.append(h.reshape(window(start, limit, rhs_dilation), (1, b, *ks, ci)))
+        wins = h.concatenate(wins, 0)                      # [outputs, b, ks..., ci]
+        y = h.dot_general(wins, k, (tuple(range(2, n + 3)), tuple(range(n + 1))))
+        y = h.reshape(y, (*os_, b, co))
+        canon = h.transpose(y, [n, n + 1, *range(n)])
     # canon is [b, co, os...]: to the output's layout
     inv = [0] * (n + 2)
     for i, d in enumerate(out_spec):
         inv[d] = i
-    return _transpose(lb, canon, inv, ShapedArray((b, co, *os_), dtype))
+    return h.transpose(canon, inv)

@@ -92,28 +92,13 @@ class ConvGeneralDilated(Op):
         return conv_reference(lhs, rhs, **attrs)
 
     @classmethod
-    def lower(cls, lb, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
-              lhs_spec, rhs_spec, out_spec, feature_group_count, batch_group_count):
-        attrs = dict(window_strides=window_strides, padding=padding, lhs_dilation=lhs_dilation,
-                     rhs_dilation=rhs_dilation, lhs_spec=lhs_spec, rhs_spec=rhs_spec,
-                     out_spec=out_spec, feature_group_count=feature_group_count,
-                     batch_group_count=batch_group_count)
+    def lower(cls, lb, lhs, rhs, **attrs):
         if config.irax_conv_as_matmul:   # few window or output positions: one matrix product
             y = conv_contract.lower(lb, lhs, rhs, mlir.aval_of(lhs), mlir.aval_of(rhs),
                                     lb.out_avals[0], **attrs)
             if y is not None:
                 return y
-        n = len(window_strides)
-        dn = (f"#stablehlo.conv<{_layout(lhs_spec, 'bf')}x{_layout(rhs_spec, 'oi')}"
-              f"->{_layout(out_spec, 'bf')}>")
-        pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in pairs(padding))
-        pad_attr = (f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else
-                    "dense<> : tensor<0x2xi64>")
-        return lb.op("stablehlo.convolution", [lhs, rhs], dimension_numbers=lb.attr(dn),
-                     window_strides=lb.i64s(window_strides), padding=lb.attr(pad_attr),
-                     lhs_dilation=lb.i64s(lhs_dilation), rhs_dilation=lb.i64s(rhs_dilation),
-                     feature_group_count=lb.i64(feature_group_count),
-                     batch_group_count=lb.i64(batch_group_count))
+        return _convolution(lb, lhs, rhs, **attrs)
 
     @classmethod
     def jvp(cls, b, primals, tangents, outs, **attrs):
@@ -135,6 +120,22 @@ class ConvGeneralDilated(Op):
         """JAX's rule: the vmapped dim of lhs joins its batch dim (or its feature dim,
         as feature groups, when both are batched); that of rhs joins its output features."""
         return batch_conv(b, args, dims, **attrs)
+
+
+def _convolution(lb, lhs, rhs, *, window_strides, padding, lhs_dilation, rhs_dilation,
+                 lhs_spec, rhs_spec, out_spec, feature_group_count, batch_group_count):
+    """``stablehlo.convolution`` of the op's attributes."""
+    n = len(window_strides)
+    dn = (f"#stablehlo.conv<{_layout(lhs_spec, 'bf')}x{_layout(rhs_spec, 'oi')}"
+          f"->{_layout(out_spec, 'bf')}>")
+    pads = ", ".join(f"[{lo}, {hi}]" for lo, hi in pairs(padding))
+    pad_attr = (f"dense<[{pads}]> : tensor<{n}x2xi64>" if n else
+                "dense<> : tensor<0x2xi64>")
+    return lb.op("stablehlo.convolution", [lhs, rhs], dimension_numbers=lb.attr(dn),
+                 window_strides=lb.i64s(window_strides), padding=lb.attr(pad_attr),
+                 lhs_dilation=lb.i64s(lhs_dilation), rhs_dilation=lb.i64s(rhs_dilation),
+                 feature_group_count=lb.i64(feature_group_count),
+                 batch_group_count=lb.i64(batch_group_count))
 
 
 def _layout(spec, names: str) -> str:
