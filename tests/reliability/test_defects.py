@@ -305,3 +305,17 @@ def test_a_crash_of_iree_s_compiler_on_nested_loops_is_an_error():
     finally:
         config.update("irax_while_grad_forward", old)
     assert float(forward[1]) == 0.0
+
+
+def test_a_failing_compile_in_the_separate_process_reads_as_in_this_one():
+    """The separate compiler process reports an ordinary failure (here a module IREE
+    rejects) as this process's compiler does, not as a crash."""
+    from irax.core.errors import CompilationError
+    from irax.runtime import compiler
+
+    code = b'func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> { return %y : tensor<2xf32> }'
+    key, info = compiler.key_of(code, compiler.target_for_platform("cpu"))
+    for isolate in (False, True):
+        with pytest.raises(CompilationError, match="IREE failed to compile bad") as e:
+            compiler.compile_keyed(code, key, info, "bad", isolate=isolate)
+        assert "crashed" not in str(e.value) and "undeclared SSA value" in str(e.value)

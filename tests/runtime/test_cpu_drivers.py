@@ -119,6 +119,12 @@ def test_loop_kernel_programs_time_both_drivers_and_keep_the_faster(auto_driver)
     for _ in range(2 * Tuned.TRIALS + 2):
         np.testing.assert_array_equal(np.asarray(f(v, np.int32(200))), np.asarray(first))
     assert exe.chosen is not None and exe.threads in (True, False)
+    # its program record (a later trace's way to the program without the passes) keeps
+    # what the choice needs: traced again, the program is tuned again
+    irax.clear_caches()
+    again, exe_again = _executable(loop, v, np.int32(200))
+    assert isinstance(exe_again, Tuned)
+    np.testing.assert_array_equal(np.asarray(again), np.asarray(first))
     w = measure(_iree_module(loop, v, np.int32(3)))
     assert w.loops and not w.host_loops and w.kernel_elements == 16   # rows of 4 lanes
     _, exe_one = _executable(loop, v[:1], np.int32(5))
@@ -247,14 +253,14 @@ def test_large_contractions_compile_with_data_tiling_and_match_jax():
 
     f = irax.jit(lambda *a: step(irax, *a))
     got = f(w1, w2, x)
-    flags = f.lower(w1, w2, x)._entry
+    entry = f.lower(w1, w2, x)._entry
     want = jax.jit(lambda *a: step(jax, *a))(w1, w2, x)
     for a, b in zip(got, want):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
     info = measure(_iree_module(lambda *a: step(irax, *a), w1, w2, x))
     assert info.flops >= config.irax_cpu_data_tiling_min_flops
     from irax.frontend.compile import program_of
-    big = program_of(flags, devices.default_device(), "step", "")
+    big = program_of(entry, devices.default_device(), "step", "")
     assert set(DATA_TILING_FLAGS) <= set(big.info["flags"])
     small = irax.jit(lambda a: a @ a)
     s = small.lower(np.ones((8, 8), np.float32))._entry

@@ -100,9 +100,15 @@ def compile_entry(entry, device, name: str, function: str = "main") -> None:
     program = program_of(entry, device, name, record, function)
     vmfb = cached_by_key(program.key, program.info, name)
     if vmfb is None:
-        vmfb = compile_keyed(program.code, program.key, program.info, name,
-                             isolate=program.work.nested_loops)
+        vmfb = compile_program(program, name)
     install(entry, device, name, program, vmfb)
+
+
+def compile_program(program, name: str) -> bytes:
+    """IREE's compilation of ``program`` (stored in the caches): in a separate process
+    when it has nested host-driven loops, on which IREE 3.13's compiler was seen to crash."""
+    return compile_keyed(program.code, program.key, program.info, name,
+                         isolate=program.work.nested_loops)
 
 
 class Program:

@@ -49,7 +49,13 @@ from irax.core import tree_util
 from irax.core.config import config
 from irax.dialect.interpreter import evaluate_function
 from irax.frontend import program_cache
-from irax.frontend.compile import clone_module, from_record, install, program_of
+from irax.frontend.compile import (
+    clone_module,
+    compile_program,
+    from_record,
+    install,
+    program_of,
+)
 from irax.frontend.eager import concrete_value
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import compiler, devices
@@ -136,9 +142,7 @@ def _start(entry, device, name: str):
         install(entry, device, name, program, vmfb)
         return False
     if not eligible(entry, device, program):
-        install(entry, device, name, program,
-                compiler.compile_keyed(program.code, program.key, program.info, name,
-                                       isolate=program.work.nested_loops))
+        install(entry, device, name, program, compile_program(program, name))
         return False
     module = clone_module(entry.trace_module)
     run_pipeline(module, pipelines.EAGER)

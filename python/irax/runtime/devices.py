@@ -124,6 +124,10 @@ def devices(backend: str | None = None) -> list[Device]:
     return cached
 
 
+#: how many free buffers a CPU device's caching allocator keeps for reuse at most
+CACHED_BUFFERS = 1024
+
+
 def cpu_allocators() -> list[str] | None:
     """The IREE allocator specs of new CPU devices (``irax_cpu_allocator``)."""
     kind = config.irax_cpu_allocator
@@ -140,10 +144,6 @@ def cpu_allocators() -> list[str] | None:
     # buffers of other sizes, a test module of convolutions, stopped caching: a freed
     # 64 MB result went back to the system and every call faulted its pages in again)
     return [f"caching:*=*;{cap};{CACHED_BUFFERS}"]
-
-
-#: how many free buffers a CPU device's caching allocator keeps for reuse at most
-CACHED_BUFFERS = 1024
 
 
 def _cpu_device(drv_name: str, first: bool):
