@@ -9,6 +9,7 @@ trace the op runs at once on the reference interpreter.
 from __future__ import annotations
 
 import collections
+import threading
 
 import numpy as np
 
@@ -46,6 +47,7 @@ def _avals(leaves):
 #: again: values it reads from globals or closures are those of its first trace.
 _EAGER: collections.OrderedDict = collections.OrderedDict()
 _EAGER_MAX = 64
+_EAGER_LOCK = threading.Lock()   # eager loops may run on several threads at once
 
 
 def _run(build, operands, api: str, key=None, state=None):
@@ -63,11 +65,13 @@ def _run(build, operands, api: str, key=None, state=None):
     if key is not None and compiled and all(v is not None for _, v in pairs):
         key = (api, key, tuple(a for a, _ in pairs), config.trace_key)
         try:
-            hit = _EAGER.get(key)
+            with _EAGER_LOCK:
+                hit = _EAGER.get(key)
+                if hit is not None:
+                    _EAGER.move_to_end(key)
         except TypeError:        # an unhashable static part: no reuse
             key = hit = None
         if hit is not None:
-            _EAGER.move_to_end(key)
             spec, saved = hit
             if state is not None:
                 state.update(saved)
@@ -81,9 +85,10 @@ def _run(build, operands, api: str, key=None, state=None):
     if compiled and _compilable(pairs, out_avals):
         spec = compiled_function(t.module, "main", [a for a, _ in pairs], out_avals, api)
         if key is not None:
-            _EAGER[key] = (spec, dict(state or {}))
-            while len(_EAGER) > _EAGER_MAX:
-                _EAGER.popitem(last=False)
+            with _EAGER_LOCK:
+                _EAGER[key] = (spec, dict(state or {}))
+                while len(_EAGER) > _EAGER_MAX:
+                    _EAGER.popitem(last=False)
         return execute(spec, list(operands))
     values = eager.evaluate(t.module, "main", [v for _, v in pairs])
     return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
@@ -91,7 +96,8 @@ def _run(build, operands, api: str, key=None, state=None):
 
 def clear_eager_cache() -> None:
     """Forgets the compiled eager control flow (``irax.clear_caches``)."""
-    _EAGER.clear()
+    with _EAGER_LOCK:
+        _EAGER.clear()
 
 
 on_clear_caches(clear_eager_cache)
