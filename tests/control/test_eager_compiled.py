@@ -183,3 +183,36 @@ def test_eager_loops_reuse_their_program_without_tracing_again_as_jax():
     assert len(traced) > n
     assert not np.allclose(fresh[0], stale[0])           # 3.0 now read
     assert not np.allclose(first[0], again[0])           # new operand values flowed in
+
+
+def test_arrays_closed_over_are_arguments_so_fresh_closures_compile_once():
+    """An eager cond/scan/while whose functions are closures made afresh on each call (as
+    an optimizer's update makes them) over new Arrays: the Arrays are arguments of the
+    program (JAX's hoisted consts), so it is traced each time but compiled once, and each
+    call sees its own values; also through a nested trace (a scan inside a cond branch),
+    for an Array closed over twice, and on the reference interpreter."""
+    jax = pytest.importorskip("jax")
+
+    def step(lib, k, x):
+        m = jax if lib == "jax" else irax
+        c = m.numpy.asarray(np.float32(0.5 + k))         # a new Array each call
+        w = m.numpy.arange(3.0, dtype=np.float32) * k
+        inner = lambda v: m.lax.scan(lambda a, b: (a * c + b + w[0], a), v, w)[0]  # noqa: E731
+        a = m.lax.cond(k % 2 == 0, inner, lambda v: v - c, x)
+        b = m.lax.fori_loop(0, 3, lambda i, v: v + c * w[i] + c, x)
+        return np.asarray(a), np.asarray(b)
+
+    x = np.float32(1.25)
+    step("irax", 0, x)
+    before = irax.compile_stats()["compiles"]
+    for k in range(1, 6):
+        got, want = step("irax", k, x), step("jax", k, x)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+    assert irax.compile_stats()["compiles"] == before    # one program each, compiled once
+    config.update("irax_eager_control_flow_compiled", False)
+    try:
+        for g, w in zip(step("irax", 7, x), step("jax", 7, x)):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+    finally:
+        config.update("irax_eager_control_flow_compiled", True)

@@ -68,7 +68,7 @@ class Trace:
     """
 
     def __init__(self, origin: str = "", name: str = "main", module=None, parent=None,
-                 concrete: bool = False, private: bool = False):
+                 concrete: bool = False, private: bool = False, hoist=None):
         ir = mlir.ir()
         self.origin = origin
         self.active = False
@@ -94,6 +94,13 @@ class Trace:
         self.captures: list[Tracer] = []
         self._captured: dict[int, tuple[Tracer, Tracer]] = {}
         self.out_avals: list[ShapedArray] = []
+        #: ``hoist(x) -> aval or None``: which outside values become arguments of this trace
+        #: instead of constants (also when a nested trace uses them: they are captured)
+        self._hoist = hoist
+        self._hoister = self if hoist is not None else \
+            (parent._hoister if parent is not None else None)
+        #: the values hoisted, in argument order after those added before each
+        self.hoisted: list = []
 
     # ---- context management -----------------------------------------------------------
     def __enter__(self) -> Trace:
@@ -208,7 +215,8 @@ class Trace:
 
     def lift(self, x) -> Tracer:
         """A tracer for ``x``: itself if it is ours, a captured argument if it belongs to
-        an enclosing trace, else an ``irax.constant``."""
+        an enclosing trace, an argument of the root trace if that one hoists ``x`` (see
+        ``hoist``), else an ``irax.constant``."""
         if isinstance(x, Tracer):
             if x._trace is self and self.active:
                 return x
@@ -221,6 +229,12 @@ class Trace:
         hit = self._consts.get(key)
         if hit is not None and hit._const_of is x:
             return hit
+        root = self._hoister
+        if root is not None and root.active:
+            aval = root._hoist(x)
+            if aval is not None:
+                outer = root._hoisted_argument(x, aval)
+                return outer if root is self else self._capture(outer)
         value, aval = concrete_value(x)
         results, _, _ = self._builder.emit(Constant, [], [], value=value)
         tr = Tracer(self, results[0], aval)
@@ -228,6 +242,17 @@ class Trace:
         if not isinstance(x, (int, float, complex, bool)):
             tr._const_of = x
             self._consts[key] = tr
+        return tr
+
+    def _hoisted_argument(self, x, aval) -> Tracer:
+        """The argument standing for the outside value ``x`` (one per value)."""
+        hit = self._consts.get(id(x))
+        if hit is not None and hit._const_of is x:
+            return hit
+        tr = self.add_argument(aval)
+        tr._const_of = x      # also keeps ``x`` alive, so its id stays valid
+        self._consts[id(x)] = tr
+        self.hoisted.append(x)
         return tr
 
     def _encloses(self, other: Trace) -> bool:

@@ -57,7 +57,11 @@ def _run(build, operands, api: str, key=None, state=None):
     ``irax_eager_control_flow_compiled`` off, or for dtypes IREE cannot carry, it runs on
     the reference interpreter instead. ``key``: what identifies the program besides its
     operands' types (the user's functions and static arguments), to run it again without
-    tracing; ``state``: a dict ``build`` fills while tracing, restored on such a hit."""
+    tracing; ``state``: a dict ``build`` fills while tracing, restored on such a hit.
+
+    Arrays the functions close over become arguments of the program, not constants in it
+    (JAX's hoisted consts): a closure made afresh for each call, as an optimizer's update
+    makes its ``cond`` branches, is traced again but compiled once."""
     if current_trace() is not None:
         return build(list(operands))
     pairs = [leaf_aval_and_value(x) for x in operands]
@@ -72,26 +76,38 @@ def _run(build, operands, api: str, key=None, state=None):
         except TypeError:        # an unhashable static part: no reuse
             key = hit = None
         if hit is not None:
-            spec, saved = hit
+            spec, saved, hoisted = hit
             if state is not None:
                 state.update(saved)
-            return execute(spec, list(operands))
+            return execute(spec, list(operands) + hoisted)
     else:
         key = None
-    with Trace(origin=api, name="main") as t:
+    with Trace(origin=api, name="main", hoist=_hoistable) as t:
         outs = build([t.add_argument(a) for a, _ in pairs])
         t.finish(outs)
         out_avals = t.out_avals
+    hoisted = list(t.hoisted)     # concrete Arrays of carried dtypes (``_hoistable``)
     if compiled and _compilable(pairs, out_avals):
-        spec = compiled_function(t.module, "main", [a for a, _ in pairs], out_avals, api)
+        avals = [a for a, _ in pairs] + [x.aval for x in hoisted]
+        spec = compiled_function(t.module, "main", avals, out_avals, api)
         if key is not None:
             with _EAGER_LOCK:
-                _EAGER[key] = (spec, dict(state or {}))
+                _EAGER[key] = (spec, dict(state or {}), hoisted)
                 while len(_EAGER) > _EAGER_MAX:
                     _EAGER.popitem(last=False)
-        return execute(spec, list(operands))
-    values = eager.evaluate(t.module, "main", [v for _, v in pairs])
+        return execute(spec, list(operands) + hoisted)
+    values = eager.evaluate(t.module, "main", [v for _, v in pairs] +
+                            [leaf_aval_and_value(x)[1] for x in hoisted])
     return [Array._from_host(np.asarray(v), a) for v, a in zip(values, out_avals)]
+
+
+def _hoistable(x):
+    """The type of an outside value an eager control-flow program takes as an argument (an
+    irax Array of a dtype IREE carries), or None: it stays a constant."""
+    if type(x) is not Array:
+        return None
+    aval = x.aval
+    return aval if carries(aval.dtype) else None
 
 
 def clear_eager_cache() -> None:
