@@ -121,3 +121,23 @@ def test_reductions_as_the_full_path_and_jax(name, dtype, full):
     if name in ("max", "min"):
         with pytest.raises(ValueError, match="zero-size array"):
             fn(jnp.zeros((0, 2), dtype), axis=0)
+
+
+def test_no_numpy_warnings_and_the_callers_error_state_is_kept(full):
+    """Overflow, 0/0 and inf-inf compute IEEE results silently (as compiled code does),
+    also for 0-d arrays, whatever NumPy's error state, which is the caller's again after."""
+    import warnings
+    big = jnp.asarray(np.float32(3e38))
+    vec = jnp.asarray(np.array([3e38, 0.0, np.inf], np.float32))
+    before = np.geterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            for a in (big, vec):
+                for f in (lambda v: v * 10.0, lambda v: v / 0.0, lambda v: v - v, jnp.exp):
+                    _same(f(a), full(f, a))
+            np.testing.assert_array_equal(np.asarray(vec * 10.0), [np.inf, 0.0, np.inf])
+            with pytest.raises(FloatingPointError):
+                np.float32(3e38) * np.float32(10)        # the caller's state still raises
+    assert np.geterr() == before
+    assert (big * 2.0).shape == () and (big * 2.0).dtype == np.float32

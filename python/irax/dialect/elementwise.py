@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irax.core import dtypes
+from irax.core import dtypes, fp_errors
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
@@ -86,12 +86,13 @@ class ElementwiseUnary(Op):
     @classmethod
     def evaluate_list(cls, arrays, attrs, out_avals):
         (x,) = arrays
-        if x.dtype in dtypes.LOW_PRECISION_FLOATS and cls.operand_kind in (FLOAT, INEXACT):
-            with np.errstate(all="ignore"):
-                r = cls.evaluate(x.astype(np.float32), **attrs)
-            return [np.asarray(r).astype(x.dtype)]
-        with np.errstate(all="ignore"):
+        token = fp_errors.ignore()
+        try:
+            if x.dtype in dtypes.LOW_PRECISION_FLOATS and cls.operand_kind in (FLOAT, INEXACT):
+                return [np.asarray(cls.evaluate(x.astype(np.float32), **attrs)).astype(x.dtype)]
             return super().evaluate_list(arrays, attrs, out_avals)
+        finally:
+            fp_errors.restore(token)
 
     @classmethod
     def lower(cls, lb, x):
@@ -126,12 +127,14 @@ class ElementwiseBinary(Op):
     @classmethod
     def evaluate_list(cls, arrays, attrs, out_avals):
         x, y = arrays
-        if x.dtype in dtypes.LOW_PRECISION_FLOATS and cls.operand_kind in (FLOAT, INEXACT):
-            with np.errstate(all="ignore"):
+        token = fp_errors.ignore()
+        try:
+            if x.dtype in dtypes.LOW_PRECISION_FLOATS and cls.operand_kind in (FLOAT, INEXACT):
                 r = cls.evaluate(x.astype(np.float32), y.astype(np.float32), **attrs)
-            return [np.asarray(r).astype(x.dtype)]
-        with np.errstate(all="ignore"):
+                return [np.asarray(r).astype(x.dtype)]
             return super().evaluate_list(arrays, attrs, out_avals)
+        finally:
+            fp_errors.restore(token)
 
     @classmethod
     def lower(cls, lb, x, y):

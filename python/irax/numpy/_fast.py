@@ -13,7 +13,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from irax.core import dtypes
+from irax.core import dtypes, fp_errors
 from irax.frontend.eager import DEBUG_CHECKS, check_values
 from irax.frontend.trace import current_trace
 from irax.runtime.array import Array
@@ -21,6 +21,8 @@ from irax.runtime.array import Array
 #: the real floating dtypes of the eager fast path
 _FAST_FLOATS = frozenset(np.dtype(d) for d in ("float16", "float32", "float64")) | {
     dtypes.bfloat16}
+#: the dtypes whose ops' NumPy rules run directly (half precisions compute in float32)
+_DIRECT = frozenset(np.dtype(d) for d in ("float32", "float64"))
 #: the largest finite value of each: a Python scalar beyond it takes the full path
 _FAST_MAX = {d: float(ml_dtypes.finfo(d).max) for d in _FAST_FLOATS}
 
@@ -44,6 +46,21 @@ def fast_binary(op_cls, x, y, reflected=False):
     else:
         return None
     a = x._numpy()
+    if aval.dtype in _DIRECT:    # the rule itself: its result has the operands' dtype
+        token = fp_errors.ignore()
+        try:
+            out = op_cls.evaluate(other, a) if reflected else op_cls.evaluate(a, other)
+        except MemoryError:
+            return None
+        finally:
+            fp_errors.restore(token)
+        if type(out) is not np.ndarray:          # 0-d: NumPy returns a scalar
+            out = np.asarray(out)
+        if out.dtype != aval.dtype:
+            out = out.astype(aval.dtype)
+        if DEBUG_CHECKS[0]:
+            check_values(op_cls, [out])
+        return Array._from_host(out, aval)
     out = _evaluate(op_cls, [other, a] if reflected else [a, other], {}, aval)
     return None if out is None else Array._from_host(out, aval)
 
