@@ -152,7 +152,8 @@ def fresh_version():
 def test_compiler_version_falls_back_to_a_real_identity(fresh_version, monkeypatch):
     """Regression: without package metadata the version was "unknown", so cache keys no
     longer depended on the compiler. The identity is iree.compiler's version module
-    (cheapest), then the package's metadata, then a digest of the native library."""
+    (read as a file, then imported), then the package's metadata, then a digest of the
+    native library."""
     import importlib.metadata
 
     import iree.compiler
@@ -161,6 +162,9 @@ def test_compiler_version_falls_back_to_a_real_identity(fresh_version, monkeypat
     from_module = fresh_version()
     assert iree_version.VERSION in from_module
     assert all(r in from_module for r in iree_version.REVISIONS.values())
+    monkeypatch.setattr(compiler, "_version_file", lambda: None)
+    fresh_version.cache_clear()
+    assert fresh_version() == from_module          # the module imported: the same identity
 
     monkeypatch.delattr(iree.compiler, "version")
     monkeypatch.setitem(sys.modules, "iree.compiler.version", None)  # import fails

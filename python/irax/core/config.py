@@ -169,6 +169,11 @@ config.define("irax_tiered_jit", True,
               "on the reference interpreter while IREE compiles it on another thread "
               "(small loop-free single-device CPU programs; docs/performance.md); False "
               "compiles before the first call.", _bool, env="IRAX_TIERED_JIT")
+config.define("irax_function_records", True,
+              "With the persistent compile cache: a jitted function compiled in an earlier "
+              "process, whose code and what it reads irax can digest, runs its program "
+              "without being traced (frontend/function_record.py); False always traces.",
+              _bool, env="IRAX_FUNCTION_RECORDS")
 config.define("irax_auto_dynamic_axes", False,
               "A jitted function specialized for a third size of the same axes (its other "
               "sizes alike) compiles one shape-polymorphic program for those axes instead "

@@ -46,7 +46,7 @@ class Specialization:
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
                  "donated", "stages", "in_avals", "kept", "name", "tier", "work", "polymorphic",
-                 "partitioned")
+                 "partitioned", "record", "function_record")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -65,6 +65,11 @@ class Specialization:
         self.polymorphic = any(not a.is_static for a in self.in_avals)
         #: a jit partitioned over a mesh (transforms/partitioned.py), else None
         self.partitioned = None
+        #: the key of its program record (program_cache.py), once installed
+        self.record = None
+        #: the key of the function record a jitted call writes once it is compiled
+        #: (function_record.py), else None
+        self.function_record = None
 
 
 def clone_module(module):
@@ -157,6 +162,7 @@ def from_record(entry, device, name: str, record: str, function: str = "main") -
         return False
     vmfb, n, work = found
     _install(entry, device, name, program_devices(device, n, name), vmfb, work, function)
+    entry.record = record
     return True
 
 
@@ -166,6 +172,7 @@ def install(entry, device, name: str, program: Program, vmfb: bytes) -> None:
     _install(entry, device, name, program.group, vmfb, program.work, program.function)
     program_cache.store(program.record, program.key, program.info, len(program.group),
                         program.work)
+    entry.record = program.record
 
 
 def _install(entry, device, name, group, vmfb, work, function) -> None:

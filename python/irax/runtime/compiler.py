@@ -169,6 +169,32 @@ def target_for_platform(platform: str, num_devices: int = 0) -> Target:
     raise ValueError(f"irax: no compilation target for platform {platform!r}")
 
 
+def _describe(version, revisions) -> str:
+    listed = ", ".join(f"{k} {r}" for k, r in sorted(dict(revisions).items()))
+    return f"iree.compiler {version} ({listed})"
+
+
+def _version_file():
+    """``(VERSION, REVISIONS)`` of ``iree/compiler/version.py`` read without importing
+    the package (its constants, by ``ast.literal_eval``), or None."""
+    import ast  # import cost: only here
+    import importlib.util  # import cost: only here
+
+    try:
+        spec = importlib.util.find_spec("iree.compiler")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        path = os.path.join(list(spec.submodule_search_locations)[0], "version.py")
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        consts = {t.id: ast.literal_eval(node.value) for node in tree.body
+                  if isinstance(node, ast.Assign) for t in node.targets
+                  if isinstance(t, ast.Name)}
+        return consts["VERSION"], consts["REVISIONS"]
+    except (OSError, ValueError, KeyError, SyntaxError, ImportError):
+        return None
+
+
 @functools.cache
 def compiler_version() -> str:
     """Identifies the IREE compiler in use; part of every cache key, so that no entry
@@ -178,12 +204,16 @@ def compiler_version() -> str:
     ``iree-base-compiler`` package (``importlib.metadata``: 20 ms to import); without
     package metadata either (a vendored copy), a digest of the compiler's native library
     (read once per process: about a second). Raises ``CompilationError`` when the
-    compiler cannot be identified at all."""
+    compiler cannot be identified at all. The version module is read as a file first:
+    importing ``iree.compiler`` loads the MLIR bindings (60 ms), which a warm start from a
+    function record does not need."""
+    found = _version_file()
+    if found is not None:
+        return _describe(*found)
     try:
         from iree.compiler import version as v  # import cost: IREE loads on first use
 
-        revisions = ", ".join(f"{k} {r}" for k, r in sorted(dict(v.REVISIONS).items()))
-        return f"iree.compiler {v.VERSION} ({revisions})"
+        return _describe(v.VERSION, v.REVISIONS)
     except Exception:  # noqa: BLE001 - development builds have no version module
         pass
     try:

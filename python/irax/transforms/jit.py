@@ -21,7 +21,7 @@ from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
 from irax.dialect.sharding import ShardingConstraint
-from irax.frontend import debug_nans, program_cache, tiered
+from irax.frontend import debug_nans, function_record, program_cache, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
     Specialization,
@@ -184,7 +184,9 @@ class JitFunction:
         kw = {k: (v if k in self.static_argnames else dyn_kwargs[k]) for k, v in kwargs.items()}
         return full, kw
 
-    def _entry(self, args, kwargs):
+    def _entry(self, args, kwargs, traced=True):
+        """The specialization for ``args``: traced, or (``traced`` False, for a call) maybe
+        read from a function record of an earlier process, not traced."""
         if not kwargs and not self.static_argnums and all(type(a) is Array for a in args):
             # the common case on the hot path: positional irax arrays only
             statics, leaves = (), list(args)
@@ -203,13 +205,31 @@ class JitFunction:
             avals = self._auto.abstract(treedef, statics, avals, _fun_name(self.fun))
         key = (treedef, avals, statics, config.trace_key)
         entry = self._cache.get(key)
-        if entry is None:
+        if entry is None or (traced and entry.trace_module is None):
             with self._specs.lock:  # one trace per signature, whatever the threads
                 entry = self._cache.get(key)
                 if entry is None:
-                    entry = self._trace(args, kwargs, treedef, avals)
+                    entry = self._specialize(args, kwargs, treedef, avals, statics, traced)
                     self._cache[key] = entry
+                elif traced and entry.trace_module is None:   # read from a record: the
+                    entry.trace_module = self._trace(           # trace, for lower()
+                        args, kwargs, treedef, avals).trace_module
         return entry, leaves
+
+    def _specialize(self, args, kwargs, treedef, avals, statics, traced) -> Specialization:
+        """A new specialization: from a function record when one describes the call (and
+        ``traced`` is False), else traced, to be recorded once compiled."""
+        record = None
+        if self._layout is None and self.abstracted_axes is None and not _AUTO_DYNAMIC[0]:
+            device = self._target_device()
+            record = function_record.key_for(self, treedef, avals, statics, device.platform)
+            if record is not None and not traced:
+                entry = function_record.load(record, avals, device, _fun_name(self.fun))
+                if entry is not None:
+                    return entry
+        entry = self._trace(args, kwargs, treedef, avals)
+        entry.function_record = record
+        return entry
 
     def _abstract(self, treedef, args, kwargs, avals) -> tuple:
         """``avals`` with the axes of ``abstracted_axes`` symbolic (one plan per argument
@@ -278,7 +298,7 @@ class JitFunction:
             return self.fun(*args, **kwargs)
         if _CHECKS[0]:
             return self._call_checked(args, kwargs)
-        entry, leaves = self._entry(args, kwargs)
+        entry, leaves = self._entry(args, kwargs, traced=False)
         if entry.executable is not None:
             return execute(entry, leaves)
         return self._run(entry, leaves)
@@ -304,6 +324,9 @@ class JitFunction:
                             return out
             if entry.executable is None:
                 self._compile(entry)
+        if entry.function_record is not None:   # compiled now: later processes skip the trace
+            function_record.store(entry, entry.function_record)
+            entry.function_record = None
         return execute(entry, leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
