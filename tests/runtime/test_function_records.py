@@ -111,12 +111,14 @@ _SCRIPT = textwrap.dedent("""
     f = irax.jit(body, static_argnums=1)
     out = f(np.linspace(-1, 1, 8, dtype=np.float32), 3)
     traced_module = "iree.compiler" in sys.modules   # MLIR's bindings: only to trace
-    text = f.lower(np.zeros(8, np.float32), 3).as_text() if {lower} else ""
+    lowered = f.lower(np.zeros(8, np.float32), 3) if {lower} else None
+    text = lowered.as_text() if lowered else ""
+    kept = lowered is None or lowered._entry.executable is not None
     g = irax.jit(lambda x: irax.debug.callback(lambda v: None, x) or x + 1.0)
     g(np.ones(2, np.float32))
     print(json.dumps({{"y": np.asarray(out["y"]).tolist(), "s": float(out["s"][0]),
                       "stats": function_record.stats, "traced": traced_module,
-                      "lowered": "func.func" in text}}))
+                      "lowered": "func.func" in text, "kept": kept}}))
 """)
 
 
@@ -135,7 +137,7 @@ def test_a_later_process_runs_the_program_without_tracing(tmp_path):
     again = _run(tmp_path, lower=True)
     assert not again["traced"] and again["stats"] == {"hits": 1, "stored": 0}
     assert again["y"] == first["y"] and again["s"] == first["s"]
-    assert again["lowered"]                     # lower() traces the function itself
+    assert again["lowered"] and again["kept"]   # lower() traces; the program stays loaded
     other = _run(tmp_path, k=0.75)              # another value of a global: traced again
     assert other["traced"] and other["stats"]["hits"] == 0
     want = np.linspace(-1, 1, 8, dtype=np.float32)
