@@ -301,7 +301,10 @@ def execute(entry, leaves):
     """Runs a compiled specialization on flat argument leaves; donated arrays are
     deleted."""
     device = entry.device
-    buffers = [device_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
+    if len(leaves) == 1:
+        buffers = [device_buffer(leaves[0], entry.in_avals[0], device)]
+    else:
+        buffers = [device_buffer(x, a, device) for x, a in zip(leaves, entry.in_avals)]
     try:
         outs = entry.executable(buffers)
     except RuntimeError as e:
@@ -312,11 +315,14 @@ def execute(entry, leaves):
             "needs; its results: " + ", ".join(
                 f"{a.str_short()} ({byte_count(a.size * a.dtype.itemsize)})"
                 for a in entry.out_avals)) from None
-    for i in entry.donated:
-        if isinstance(leaves[i], Array):
-            leaves[i].delete()
+    if entry.donated:
+        for i in entry.donated:
+            if isinstance(leaves[i], Array):
+                leaves[i].delete()
     avals = entry.out_avals
     if entry.polymorphic:   # symbolic sizes: each result's shape is its buffer's
         avals = [a if a.is_static else a.update(shape=tuple(b.shape)) for b, a in zip(outs, avals)]
+    if len(outs) == 1 and tree_util.treedef_is_strict_leaf(entry.out_tree):  # a bare result
+        return Array._from_device(outs[0], avals[0], device)
     results = [Array._from_device(b, a, device) for b, a in zip(outs, avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)

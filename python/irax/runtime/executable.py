@@ -60,28 +60,34 @@ class Executable:
             raise ValueError(f"irax: compiled module has no function {function!r}")
         self.out_dtypes = list(out_dtypes)
         self._rt = rt
+        # the call's pieces looked up once (a cached jit call is a few microseconds)
+        self._n = len(self.out_dtypes)
+        self._list = rt.VmVariantList
+        self._view = rt.HalBufferView
+        self._invoke = self.context.invoke
         _LIVE.add(self)
         # one call at a time: an IREE VM context is not for concurrent invocation (threads
         # calling one jitted function take turns; distinct programs run concurrently)
         self._lock = threading.Lock()
 
     def __call__(self, views):
-        rt = self._rt
-        args = rt.VmVariantList(len(views))
+        args = self._list(len(views))
         for v in views:
             args.push_ref(v)
-        n = len(self.out_dtypes)
-        rets = rt.VmVariantList(n)
+        n = self._n
+        rets = self._list(n)
         with self._lock:
             try:
-                self.context.invoke(self.function, args, rets)
+                self._invoke(self.function, args, rets)
             except RuntimeError:
                 error, callbacks.raised.error = callbacks.raised.error, None
                 if error is not None:
                     raise error from None
                 raise
-        view = rt.HalBufferView
-        return [rets.get_as_object(i, view) for i in range(n)]
+        get, view = rets.get_as_object, self._view
+        if n == 1:
+            return [get(0, view)]
+        return [get(i, view) for i in range(n)]
 
 
 class Tuned:
@@ -142,7 +148,7 @@ def _release() -> None:
             obj._dev = obj._host = None
             obj._deleted = True
     for exe in list(_LIVE):
-        for name in ("function", "context", "module"):
+        for name in ("_invoke", "function", "context", "module"):
             exe.__dict__.pop(name, None)
     gc.collect()
 

@@ -187,14 +187,16 @@ class JitFunction:
     def _entry(self, args, kwargs, traced=True):
         """The specialization for ``args``: traced, or (``traced`` False, for a call) maybe
         read from a function record of an earlier process, not traced."""
-        if not kwargs and not self.static_argnums and all(type(a) is Array for a in args):
+        n = len(args)
+        if not kwargs and not self.static_argnums and (
+                type(args[0]) is Array if n == 1 else all(type(a) is Array for a in args)):
             # the common case on the hot path: positional irax arrays only
             statics, leaves = (), list(args)
-            treedef = self._flat_trees.get(len(args))
+            treedef = self._flat_trees.get(n)
             if treedef is None:
-                treedef = tree_util.tree_structure((tuple(range(len(args))), {}))
-                self._flat_trees[len(args)] = treedef
-            avals = tuple(a.aval for a in args)
+                treedef = tree_util.tree_structure((tuple(range(n)), {}))
+                self._flat_trees[n] = treedef
+            avals = (args[0].aval,) if n == 1 else tuple(a.aval for a in args)
         else:
             statics, dyn = self._split(args, kwargs)
             leaves, treedef = tree_util.tree_flatten(dyn)
