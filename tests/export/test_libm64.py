@@ -250,22 +250,22 @@ def test_float64_rounding_on_a_cross_target(x64):
 
 
 def test_float64_library_functions_link_for_every_cross_target(x64):
-    """Everything irax builds on exp, log and the roundings (sinh ... digamma, complex
-    arcsin, ...) links for wasm32 and a generic x86-64 without a C library (compile only:
-    no wasm32 runtime here; the numbers are the tests above)."""
+    """What irax builds on exp, log and the roundings beyond the functions the tests above
+    link (arcsin, erf ... sinc, complex arcsin and arctan) links for wasm32 and a generic
+    x86-64 without a C library (compile only: no wasm32 runtime here). sinh, cosh,
+    arccos, arctanh, arcsinh and their complex forms are the exp, log, sqrt and atan2
+    linked above, composed."""
     from irax.scipy import special as sp
 
     def f(x, z):
-        return (jnp.sinh(x), jnp.cosh(x), jnp.arcsin(x), jnp.arccos(x), jnp.arctanh(x),
-                jnp.arcsinh(x), sp.erf(x), sp.erfinv(x), sp.gammaln(x), sp.digamma(x),
+        return (jnp.arcsin(x), sp.erf(x), sp.erfinv(x), sp.gammaln(x), sp.digamma(x),
                 jnp.exp2(x), jnp.log10(x), jnp.logaddexp(x, x), jnp.hypot(x, x),
-                jnp.mod(x, 3.0), jnp.i0(x), jnp.sinc(x), jnp.sinh(z), jnp.arcsin(z),
-                jnp.log10(z), jnp.arctan(z), jnp.cosh(z))
+                jnp.mod(x, 3.0), jnp.i0(x), jnp.sinc(x), jnp.arcsin(z), jnp.arctan(z))
 
     specs = (irax.ShapeDtypeStruct((8,), np.float64), irax.ShapeDtypeStruct((8,), np.complex128))
     exported = irax.export.export(f, targets=["wasm32", "x86_64"])(*specs)
     assert sorted(exported.targets) == ["wasm32", "x86_64"]
     x = np.linspace(-0.9, 0.9, 8)
     got = exported.call(x, x + 0.5j)
-    np.testing.assert_allclose(np.asarray(got[0]), np.sinh(x), rtol=1e-14)
-    np.testing.assert_allclose(np.asarray(got[18]), np.arcsin(x + 0.5j), rtol=1e-13)
+    np.testing.assert_allclose(np.asarray(got[0]), np.arcsin(x), rtol=1e-14)
+    np.testing.assert_allclose(np.asarray(got[12]), np.arcsin(x + 0.5j), rtol=1e-13)

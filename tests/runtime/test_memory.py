@@ -5,10 +5,10 @@ in-memory cache for the life of the process (about 11 KB each), and ``clear_cach
 handed nothing back to the system (glibc keeps freed memory in its heap).
 
 The measurement runs in a fresh process, so that it sees only what this workload
-allocates. Its 80 distinct programs are compiled once into the persistent cache (the
+allocates. Its 48 distinct programs are compiled once into the persistent cache (the
 directory of ``IRAX_COMPILATION_CACHE_DIR``, else the user cache): the first run compiles
-them (about 25 s on two cores: each is a multiply-add, IREE's cheapest compile), later
-runs load them from disk (a second). 80 programs raise the RSS by about 2.5 MB before
+them (about 15 s on two cores: each is a multiply-add, IREE's cheapest compile), later
+runs load them from disk (a second). 48 programs raise the RSS by about 1.5 MB before
 ``clear_caches`` and leave nothing measurable after it; the limit of 1 MB fails a
 ``clear_caches`` that hands nothing back to the system.
 """
@@ -24,7 +24,7 @@ import pytest
 from irax.config import config
 
 _LIMIT_MB = 1.0
-_PROGRAMS = 80
+_PROGRAMS = 48
 
 _SCRIPT = textwrap.dedent("""
     import ctypes, gc, json, os, sys
