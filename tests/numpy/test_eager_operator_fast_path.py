@@ -12,10 +12,20 @@ import irax
 import irax.numpy as jnp
 from irax.numpy import _fast
 
+
+def _lib(a):
+    """The numpy module of ``a``'s library (the JAX references call the same lambdas)."""
+    return jjnp if isinstance(a, jax.Array) else jnp
+
+
 OPS = {"add": (lambda a, b: a + b, lambda a, b: b + a, jnp.add),
        "sub": (lambda a, b: a - b, lambda a, b: b - a, jnp.subtract),
        "mul": (lambda a, b: a * b, lambda a, b: b * a, jnp.multiply),
-       "div": (lambda a, b: a / b, lambda a, b: b / a, jnp.true_divide)}
+       "div": (lambda a, b: a / b, lambda a, b: b / a, jnp.true_divide),
+       "max": (lambda a, b: _lib(a).maximum(a, b), lambda a, b: _lib(a).maximum(b, a),
+               jnp.maximum),
+       "min": (lambda a, b: _lib(a).minimum(a, b), lambda a, b: _lib(a).minimum(b, a),
+               jnp.minimum)}
 DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32]
 
 

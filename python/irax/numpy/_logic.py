@@ -14,8 +14,10 @@ from irax.dialect import elementwise as E
 from irax.frontend.trace import bind
 from irax.lax._elementwise import check_kind
 from irax.numpy import _util as U
+from irax.numpy._fast import fast_binary
 from irax.numpy._math import isinf, isnan
 from irax.numpy._util import cmp, select, to_bool
+from irax.runtime.array import Array
 
 
 def _complex_compare(x, y, direction):
@@ -112,14 +114,29 @@ def right_shift(x, y, /):
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
+def _fast(op_cls, x, y):
+    """The eager fast path (``_fast.fast_binary``) of ``op(x, y)``, or None."""
+    if type(x) is Array:
+        return fast_binary(op_cls, x, y)
+    if type(y) is Array:
+        return fast_binary(op_cls, y, x, reflected=True)
+    return None
+
+
 def maximum(x, y, /):
     """Elementwise maximum; NaN propagates."""
+    out = _fast(E.Max, x, y)
+    if out is not None:
+        return out
     x, y = U.promote_args("maximum", x, y)
     return bind(E.Max, x, y)
 
 
 def minimum(x, y, /):
     """Elementwise minimum; NaN propagates."""
+    out = _fast(E.Min, x, y)
+    if out is not None:
+        return out
     x, y = U.promote_args("minimum", x, y)
     return bind(E.Min, x, y)
 
