@@ -151,3 +151,25 @@ def test_no_numpy_warnings_and_the_callers_error_state_is_kept(full):
                 np.float32(3e38) * np.float32(10)        # the caller's state still raises
     assert np.geterr() == before
     assert (big * 2.0).shape == () and (big * 2.0).dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_comparisons_as_the_full_path_and_jax(dtype, full):
+    """``< <= > >= == !=`` and their jnp functions with a Python scalar (either side) or
+    an array of the same type: bools equal to the full path's and JAX's, NaN unordered."""
+    x = np.array([0.5, -2.25, np.nan, 0.0, np.inf, 3.0], dtype)
+    a, j = jnp.asarray(x), jjnp.asarray(x)
+    fns = ["less", "less_equal", "greater", "greater_equal", "equal", "not_equal"]
+    ops = [lambda p, q: p < q, lambda p, q: p <= q, lambda p, q: p > q,
+           lambda p, q: p >= q, lambda p, q: p == q, lambda p, q: p != q]
+    for name, op in zip(fns, ops):
+        for other in (0.5, -3, float("nan"), float("inf"), a):
+            jo = j if other is a else other
+            for got, want, ref in ((op(a, other), op(j, jo), full(op, a, other)),
+                                   (op(other, a), op(jo, j), full(op, other, a)),
+                                   (getattr(jnp, name)(other, a),
+                                    getattr(jjnp, name)(jo, j),
+                                    full(getattr(jnp, name), other, a))):
+                _same(got, ref)
+                assert got.dtype == np.bool_ and not got.aval.weak_type
+                np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=name)

@@ -65,6 +65,28 @@ def fast_binary(op_cls, x, y, reflected=False):
     return None if out is None else Array._from_host(out, aval)
 
 
+def fast_compare(op_cls, x, y, direction: str, reflected=False):
+    """``x (direction) y`` (``op_cls``: the comparison op) for the operands of
+    ``fast_binary``: a bool array, as the full path gives after promotion; None for every
+    other case."""
+    aval = x.aval
+    if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
+        return None
+    t = type(y)
+    if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
+            and abs(y) <= _FAST_MAX[aval.dtype]:
+        other = np.asarray(y, aval.dtype)
+    elif t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
+        other = y._numpy()
+    else:
+        return None
+    a = x._numpy()
+    out_aval = aval.update(dtype=np.dtype(np.bool_), weak_type=False)
+    out = _evaluate(op_cls, [other, a] if reflected else [a, other], {"direction": direction},
+                    out_aval)
+    return None if out is None else Array._from_host(out, out_aval)
+
+
 def _evaluate(op_cls, arrays, attrs, aval):
     """The op's NumPy rule on ``arrays`` (checked under jax_debug_nans/infs), or None when
     it cannot allocate (the full path says which op could not allocate what)."""

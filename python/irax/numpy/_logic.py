@@ -14,7 +14,7 @@ from irax.dialect import elementwise as E
 from irax.frontend.trace import bind
 from irax.lax._elementwise import check_kind
 from irax.numpy import _util as U
-from irax.numpy._fast import fast_binary
+from irax.numpy._fast import fast_binary, fast_compare
 from irax.numpy._math import isinf, isnan
 from irax.numpy._util import cmp, select, to_bool
 from irax.runtime.array import Array
@@ -30,6 +30,14 @@ def _complex_compare(x, y, direction):
 
 def _compare(name, direction):
     def fn(x, y, /):
+        if type(x) is Array:                 # the eager fast path
+            out = fast_compare(E.Compare, x, y, direction)
+            if out is not None:
+                return out
+        elif type(y) is Array:
+            out = fast_compare(E.Compare, y, x, direction, reflected=True)
+            if out is not None:
+                return out
         x, y = U.promote_args(name, x, y)
         if direction not in ("EQ", "NE") and dtypes.is_complex(U.aval_of(x).dtype):
             return _complex_compare(x, y, direction)
