@@ -35,15 +35,8 @@ def fast_binary(op_cls, x, y, reflected=False):
     None for every other case: the full path decides. Eager small ops cost the Python
     around them; this skips promotion, broadcasting and ``bind``."""
     aval = x.aval
-    if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
-        return None
-    t = type(y)
-    if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
-            and abs(y) <= _FAST_MAX[aval.dtype]:   # not inf, nan, or what overflows
-        other = np.asarray(y, aval.dtype)
-    elif t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
-        other = y._numpy()
-    else:
+    other = _operand(aval, y)
+    if other is None:
         return None
     a = x._numpy()
     if aval.dtype in _DIRECT:    # the rule itself: its result has the operands' dtype
@@ -70,21 +63,40 @@ def fast_compare(op_cls, x, y, direction: str, reflected=False):
     ``fast_binary``: a bool array, as the full path gives after promotion; None for every
     other case."""
     aval = x.aval
-    if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
-        return None
-    t = type(y)
-    if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
-            and abs(y) <= _FAST_MAX[aval.dtype]:
-        other = np.asarray(y, aval.dtype)
-    elif t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
-        other = y._numpy()
-    else:
+    other = _operand(aval, y)
+    if other is None:
         return None
     a = x._numpy()
     out_aval = aval.update(dtype=np.dtype(np.bool_), weak_type=False)
     out = _evaluate(op_cls, [other, a] if reflected else [a, other], {"direction": direction},
                     out_aval)
     return None if out is None else Array._from_host(out, out_aval)
+
+
+def either(fast, op_cls, x, y, *rest):
+    """``fast(op_cls, x, y, *rest)`` (``fast_binary`` or ``fast_compare``) with the Array
+    operand first (``reflected`` when it is ``y``), or None: a jnp function's fast path."""
+    if type(x) is Array:
+        return fast(op_cls, x, y, *rest)
+    if type(y) is Array:
+        return fast(op_cls, y, x, *rest, reflected=True)
+    return None
+
+
+def _operand(aval, y):
+    """``y`` as a NumPy operand for an Array of ``aval`` on the fast path, or None: a
+    Python float or int32-sized int within the dtype's range (not inf, nan or what
+    overflows), or an Array of the same abstract value and weak type; ``aval`` of a fast
+    dtype and no trace active."""
+    if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
+        return None
+    t = type(y)
+    if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
+            and abs(y) <= _FAST_MAX[aval.dtype]:
+        return np.asarray(y, aval.dtype)
+    if t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
+        return y._numpy()
+    return None
 
 
 def _evaluate(op_cls, arrays, attrs, aval):

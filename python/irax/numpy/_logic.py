@@ -14,10 +14,9 @@ from irax.dialect import elementwise as E
 from irax.frontend.trace import bind
 from irax.lax._elementwise import check_kind
 from irax.numpy import _util as U
-from irax.numpy._fast import fast_binary, fast_compare
+from irax.numpy._fast import either, fast_binary, fast_compare
 from irax.numpy._math import isinf, isnan
 from irax.numpy._util import cmp, select, to_bool
-from irax.runtime.array import Array
 
 
 def _complex_compare(x, y, direction):
@@ -30,14 +29,9 @@ def _complex_compare(x, y, direction):
 
 def _compare(name, direction):
     def fn(x, y, /):
-        if type(x) is Array:                 # the eager fast path
-            out = fast_compare(E.Compare, x, y, direction)
-            if out is not None:
-                return out
-        elif type(y) is Array:
-            out = fast_compare(E.Compare, y, x, direction, reflected=True)
-            if out is not None:
-                return out
+        out = either(fast_compare, E.Compare, x, y, direction)    # the eager fast path
+        if out is not None:
+            return out
         x, y = U.promote_args(name, x, y)
         if direction not in ("EQ", "NE") and dtypes.is_complex(U.aval_of(x).dtype):
             return _complex_compare(x, y, direction)
@@ -122,18 +116,9 @@ def right_shift(x, y, /):
 bitwise_left_shift, bitwise_right_shift = left_shift, right_shift
 
 
-def _fast(op_cls, x, y):
-    """The eager fast path (``_fast.fast_binary``) of ``op(x, y)``, or None."""
-    if type(x) is Array:
-        return fast_binary(op_cls, x, y)
-    if type(y) is Array:
-        return fast_binary(op_cls, y, x, reflected=True)
-    return None
-
-
 def maximum(x, y, /):
     """Elementwise maximum; NaN propagates."""
-    out = _fast(E.Max, x, y)
+    out = either(fast_binary, E.Max, x, y)
     if out is not None:
         return out
     x, y = U.promote_args("maximum", x, y)
@@ -142,7 +127,7 @@ def maximum(x, y, /):
 
 def minimum(x, y, /):
     """Elementwise minimum; NaN propagates."""
-    out = _fast(E.Min, x, y)
+    out = either(fast_binary, E.Min, x, y)
     if out is not None:
         return out
     x, y = U.promote_args("minimum", x, y)

@@ -18,9 +18,8 @@ from irax.frontend.trace import bind
 from irax.frontend.tracer import Tracer
 from irax.lax._elementwise import check_kind, integer_pow_raw
 from irax.numpy import _util as U
-from irax.numpy._fast import fast_binary
+from irax.numpy._fast import either, fast_binary
 from irax.numpy._util import cmp, const, select
-from irax.runtime.array import Array
 
 
 def _is(kind, x) -> bool:
@@ -32,11 +31,7 @@ def _is(kind, x) -> bool:
 
 def _fast(op_cls, x, y):
     """The eager fast path (``_fast.fast_binary``) of ``x (op) y``, or None."""
-    if type(x) is Array:
-        return fast_binary(op_cls, x, y)
-    if type(y) is Array:
-        return fast_binary(op_cls, y, x, reflected=True)
-    return None
+    return either(fast_binary, op_cls, x, y)
 
 
 def add(x, y, /):
