@@ -106,7 +106,7 @@ _SCRIPT = textwrap.dedent("""
     def body(x, n):
         for i in range(n):
             x = jnp.tanh(x * K + i)
-        return {{"y": x, "s": (x.sum(), None)}}
+        return {{"y": x, "s": (x.sum(), None), "w": jnp.asarray(K) * 2}}
 
     f = irax.jit(body, static_argnums=1)
     out = f(np.linspace(-1, 1, 8, dtype=np.float32), 3)
@@ -118,7 +118,8 @@ _SCRIPT = textwrap.dedent("""
     g(np.ones(2, np.float32))
     print(json.dumps({{"y": np.asarray(out["y"]).tolist(), "s": float(out["s"][0]),
                       "stats": function_record.stats, "traced": traced_module,
-                      "lowered": "func.func" in text, "kept": kept}}))
+                      "lowered": "func.func" in text, "kept": kept,
+                      "weak": bool(out["w"].aval.weak_type)}}))
 """)
 
 
@@ -137,6 +138,7 @@ def test_a_later_process_runs_the_program_without_tracing(tmp_path):
     again = _run(tmp_path, lower=True)
     assert not again["traced"] and again["stats"] == {"hits": 1, "stored": 0}
     assert again["y"] == first["y"] and again["s"] == first["s"]
+    assert first["weak"] and again["weak"]      # a weakly typed result stays weak
     assert again["lowered"] and again["kept"]   # lower() traces; the program stays loaded
     other = _run(tmp_path, k=0.75)              # another value of a global: traced again
     assert other["traced"] and other["stats"]["hits"] == 0

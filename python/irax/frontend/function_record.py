@@ -28,9 +28,10 @@ import sys
 
 import numpy as np
 
-from irax.core import tree_util
 from irax.core.abstract import ShapedArray
 from irax.core.config import config
+from irax.core.dtypes import dtype_from_name
+from irax.core.pytree_json import decode_avals, decode_tree, encode_avals, encode_tree
 from irax.frontend import program_cache
 from irax.frontend.compile import Specialization, from_record
 from irax.frontend.fingerprint import fingerprint, value_digest
@@ -47,9 +48,8 @@ def key_for(jitted, treedef, avals, statics, platform: str) -> str | None:
     ``treedef`` and ``avals``, or None when it cannot have one."""
     if not config.irax_function_records or cache.cache_dir() is None:
         return None
-    tree = encode_tree(treedef)
-    types = [_aval_json(a) for a in avals]
-    if tree is None or any(t is None for t in types):
+    tree, types = _tree(treedef), _types(avals)
+    if tree is None or types is None:
         return None
     fp = fingerprint(jitted.fun)
     static = value_digest([s[:2] + (getattr(s[2], "value", s[2]),) for s in statics])
@@ -69,7 +69,7 @@ def load(record_key: str, avals, device, name: str) -> Specialization | None:
         return None
     try:
         rec = json.loads(raw)
-        out_avals = [_aval_of(a) for a in rec["out"]]
+        out_avals = decode_avals(rec["out"])
         entry = Specialization(None, avals, out_avals, decode_tree(rec["out_tree"]),
                                tuple(int(i) for i in rec["donated"]))
         program = str(rec["program"])
@@ -89,9 +89,8 @@ def store(entry, record_key: str) -> None:
     work = entry.work
     if entry.record is None or work is None or work.host_calls:
         return
-    tree = encode_tree(entry.out_tree)
-    out = [_aval_json(a) for a in entry.out_avals]
-    if tree is None or any(a is None for a in out):
+    tree, out = _tree(entry.out_tree), _types(entry.out_avals)
+    if tree is None or out is None:
         return
     payload = json.dumps({"program": entry.record, "out_tree": tree, "out": out,
                           "donated": list(entry.donated)}).encode()
@@ -99,59 +98,22 @@ def store(entry, record_key: str) -> None:
     stats["stored"] += 1
 
 
-# ---- argument and result descriptions ---------------------------------------------------
-
-def encode_tree(treedef):
-    """A JSON description of a treedef of tuples, lists, dicts (str or int keys), None and
-    leaves, or None for any other node."""
-    data = treedef.node_data()
-    if data is None:
-        return "*" if tree_util.treedef_is_leaf(treedef) else None
-    kind, aux = data
-    kids = [encode_tree(k) for k in treedef.children()]
-    if any(k is None for k in kids):
+def _types(avals):
+    """The JSON of static avals whose dtype names round-trip (not PRNG keys), or None."""
+    if any(type(a) is not ShapedArray or not a.is_static for a in avals):
         return None
-    if kind is tuple or kind is list:
-        return {"t" if kind is tuple else "l": kids}
-    if kind is dict and all(type(k) in (str, int) for k in aux):
-        return {"d": [[k, v] for k, v in zip(aux, kids)]}
-    if kind is type(None):
-        return {"n": 0}
-    return None
-
-
-def decode_tree(desc):
-    return tree_util.tree_structure(_skeleton(desc))
-
-
-def _skeleton(desc):
-    if desc == "*":
-        return 0
-    (kind, kids), = desc.items()
-    if kind == "t":
-        return tuple(_skeleton(k) for k in kids)
-    if kind == "l":
-        return [_skeleton(k) for k in kids]
-    if kind == "d":
-        return {k: _skeleton(v) for k, v in kids}
-    if kind == "n":
-        return None
-    raise ValueError(f"unknown tree node {kind!r}")
-
-
-def _aval_json(aval):
-    """``[shape, dtype name, weak]`` of a static aval of a NumPy (or ml_dtypes) dtype."""
-    if type(aval) is not ShapedArray or not aval.is_static:
-        return None
-    dt = aval.dtype
+    out = encode_avals(avals, weak=True)
     try:
-        if np.dtype(dt.name) != dt:
+        if any(dtype_from_name(t[0]) != a.dtype for t, a in zip(out, avals)):
             return None
+    except (TypeError, ValueError):
+        return None
+    return out
+
+
+def _tree(treedef):
+    """``encode_tree``'s JSON, or None for a node an artifact cannot hold."""
+    try:
+        return encode_tree(treedef, "irax.jit")
     except TypeError:
         return None
-    return [list(aval.shape), dt.name, bool(aval.weak_type)]
-
-
-def _aval_of(desc) -> ShapedArray:
-    shape, dtype, weak = desc
-    return ShapedArray(tuple(int(d) for d in shape), np.dtype(dtype), bool(weak))
