@@ -34,6 +34,7 @@ import dis
 import functools
 import hashlib
 import types
+from typing import NamedTuple
 
 import numpy as np
 
@@ -85,18 +86,36 @@ def _library(module: str | None) -> bool:
     return module.split(".")[0] in _LIBRARIES
 
 
+class _Facts(NamedTuple):
+    """What one walk of a code object and its nested code finds."""
+
+    stores: bool          # assigns a global or an outer function's variable
+    mutates: bool         # names a method that mutates a list, dict or set in place
+    names: frozenset      # the names it reads (globals, builtins and attributes)
+    random_owners: frozenset   # the names it reads an attribute ``random`` of
+
+
 @functools.lru_cache(maxsize=4096)
-def _code_facts(code: types.CodeType) -> tuple[bool, bool]:
-    """(assigns outside its locals, names a mutating method): for the code and nested code."""
-    stores = any(i.opname in _STORES and i.argval in code.co_freevars
-                 or i.opname in ("STORE_GLOBAL", "DELETE_GLOBAL")
-                 for i in dis.get_instructions(code))
+def _facts(code: types.CodeType) -> _Facts:
+    stores, owners, prev = False, set(), None
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("STORE_GLOBAL", "DELETE_GLOBAL") or (
+                ins.opname in _STORES and ins.argval in code.co_freevars):
+            stores = True
+        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and ins.argval == "random" \
+                and prev is not None and prev.opname in ("LOAD_GLOBAL", "LOAD_DEREF",
+                                                         "LOAD_NAME", "LOAD_FAST"):
+            owners.add(prev.argval)
+        prev = ins
+    names = set(code.co_names)
     mutates = bool(_MUTATORS.intersection(code.co_names))
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
-            s, m = _code_facts(c)
-            stores, mutates = stores or s, mutates or m
-    return stores, mutates
+            f = _facts(c)
+            stores, mutates = stores or f.stores, mutates or f.mutates
+            names |= f.names
+            owners |= f.random_owners
+    return _Facts(stores, mutates, frozenset(names), frozenset(owners))
 
 
 class _Digest:
@@ -201,10 +220,10 @@ class _Digest:
             self.put("libfn", f.__module__, f.__qualname__)   # over is not (adam(0.1))
         else:
             code = f.__code__
-            stores, mutates = _code_facts(code)
-            if stores:
+            facts = _facts(code)
+            if facts.stores:
                 raise Unknown("assigns a global or outer variable")
-            self.mutates |= mutates
+            self.mutates |= facts.mutates
             self.put("fn")
             self._code(code)
         self.value(f.__defaults__)
@@ -220,7 +239,7 @@ class _Digest:
             self.active.discard(id(f))
             return
         glb = f.__globals__
-        for name in sorted(_names(code)):
+        for name in sorted(facts.names):
             if name in glb:
                 self.put("global", name)
                 self.value(glb[name])
@@ -229,7 +248,7 @@ class _Digest:
                     raise Unknown(name)
                 self.put("builtin", name)
         cells = dict(zip(code.co_freevars, f.__closure__ or ()))
-        for owner in _random_owners(code):   # np.random.uniform(): NumPy's global state
+        for owner in facts.random_owners:    # np.random.uniform(): NumPy's global state
             if owner in cells:
                 try:
                     value = cells[owner].cell_contents
@@ -256,31 +275,3 @@ class _Digest:
                 self.put("consts", sorted(repr(x) for x in c))
             else:
                 self.put("const", type(c).__name__, repr(c))
-
-
-@functools.lru_cache(maxsize=4096)
-def _random_owners(code: types.CodeType) -> frozenset:
-    """The names ``code`` (and its nested code) reads an attribute ``random`` of."""
-    out, prev = set(), None
-    for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_ATTR", "LOAD_METHOD") and ins.argval == "random" \
-                and prev is not None and prev.opname in ("LOAD_GLOBAL", "LOAD_DEREF",
-                                                         "LOAD_NAME", "LOAD_FAST"):
-            out.add(prev.argval)
-        prev = ins
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out |= _random_owners(c)
-    return frozenset(out)
-
-
-@functools.lru_cache(maxsize=4096)
-def _names(code: types.CodeType) -> frozenset:
-    """The names ``code`` and its nested code read (globals, builtins and attributes)."""
-    out = set(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out |= _names(c)
-    return frozenset(out)
-
-
