@@ -199,14 +199,14 @@ def _version_file():
 def compiler_version() -> str:
     """Identifies the IREE compiler in use; part of every cache key, so that no entry
     compiled by another compiler is loaded. It is the version and revisions
-    ``iree.compiler`` records in its ``version`` module (0.1 ms: the bindings are loaded
-    for tracing anyway); without that module (a development build), the version of the
+    ``iree.compiler`` records in its ``version`` module, read as a file (importing
+    ``iree.compiler`` loads the MLIR bindings, 60 ms, which a warm start from a function
+    record does not need) or else imported; without that module (a development build), the
+    version of the
     ``iree-base-compiler`` package (``importlib.metadata``: 20 ms to import); without
     package metadata either (a vendored copy), a digest of the compiler's native library
     (read once per process: about a second). Raises ``CompilationError`` when the
-    compiler cannot be identified at all. The version module is read as a file first:
-    importing ``iree.compiler`` loads the MLIR bindings (60 ms), which a warm start from a
-    function record does not need."""
+    compiler cannot be identified at all."""
     found = _version_file()
     if found is not None:
         return _describe(*found)
