@@ -20,6 +20,8 @@ ALLOWED = {
     "passes/raise_stablehlo.py",  # the StableHLO parser
     "dialect/raising.py",         # its attribute readers
     "lowering/loop_kernel.py",    # a table from StableHLO names to arith/math ops
+    "lowering/vector_kernel.py",  # the same, to vector ops
+    "lowering/vector_loop.py",    # which loops it takes (by the ops around them)
 }
 
 _OP_NAME = re.compile(r"^[rbuf]*[\"'](?:irax|func|stablehlo|chlo|flow|hal|builtin)\.[a-z_.]+"

@@ -122,7 +122,8 @@ class IRModule:
             target = target_for_platform(device.platform)
             if _NO_DEMOTION not in target.flags():  # the module's types are explicit
                 target = dataclasses.replace(target, extra=(*target.extra, _NO_DEMOTION))
-            self._vmfb = compile_module(self.lower("iree"), target, self.entry or name)
+            self._vmfb = compile_module(self.lower(pipelines.iree_stage(target.backend)),
+                                        target, self.entry or name)
         _, outs = self.signature(name)
         exe = self._executables[name] = Executable(self._vmfb, device, [a.dtype for a in outs],
                                                    function=name)

@@ -71,11 +71,14 @@ class _Limit:
         self.limit = limit
 
     def __enter__(self):
-        self.saved = irax.config.irax_loop_kernel_max_elements
+        self.saved = (irax.config.irax_loop_kernel_max_elements,
+                      irax.config.irax_vector_loop_kernels)
         irax.config.update("irax_loop_kernel_max_elements", self.limit)
+        irax.config.update("irax_vector_loop_kernels", bool(self.limit))
 
     def __exit__(self, *exc):
-        irax.config.update("irax_loop_kernel_max_elements", self.saved)
+        irax.config.update("irax_loop_kernel_max_elements", self.saved[0])
+        irax.config.update("irax_vector_loop_kernels", self.saved[1])
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +89,8 @@ def both():
 def test_kernels_are_made_for_elementwise_loops_only(both):
     (_, on), (_, off) = both
     assert on.count("linalg.generic") == 5   # the fori, the while, the hash, the nest, trig
-    assert on.count("stablehlo.while") == 1   # the loop with a sum
+    # the loop with a sum is not elementwise: a vector kernel (vector_kernel.py)
+    assert on.count("stablehlo.while") == 0 and on.count("flow.dispatch.region") == 1
     assert "linalg.generic" not in off and off.count("stablehlo.while") == 7
 
 
@@ -108,7 +112,8 @@ def test_kernels_match_jax(both):
 def test_zero_sized_and_large_carries_keep_the_host_driven_loop():
     f = irax.jit(lambda v: ilax.fori_loop(0, 3, lambda i, c: c * 2.0, v))
     assert "linalg.generic" not in f.lower(np.zeros((0,), np.float32)).as_text("iree")
-    assert "linalg.generic" not in f.lower(np.zeros((257,), np.float32)).as_text("iree")
+    large = f.lower(np.zeros((257,), np.float32)).as_text("iree")
+    assert "linalg.generic" not in large and "flow.dispatch.region" in large   # vectors
     assert "linalg.generic" in f.lower(np.zeros((256,), np.float32)).as_text("iree")
 
 

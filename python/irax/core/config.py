@@ -215,6 +215,12 @@ config.define("irax_loop_kernel_max_elements", 256,
               "most this many elements, with elementwise cond and body, runs as one native "
               "loop in one dispatch (irax-loop-kernels); 0 keeps every loop host-driven.",
               _nonnegative_int, env="IRAX_LOOP_KERNEL_MAX_ELEMENTS", traced=True)
+config.define("irax_vector_loop_kernels", True,
+              "A jitted while/fori/scan loop whose state is scalars and small vectors, "
+              "with elementwise ops, products of a vector by a fixed matrix, reductions "
+              "and row reads/writes of larger tensors, runs as one dispatch of vector code "
+              "(irax-loop-kernels: lowering/vector_loop.py); False keeps such loops "
+              "host-driven.", _bool, env="IRAX_VECTOR_LOOP_KERNELS", traced=True)
 config.define("jax_debug_nans", False,
               "Raise FloatingPointError when a jitted function returns a NaN, naming the "
               "first op that produced one.", _bool, env="JAX_DEBUG_NANS")

@@ -74,8 +74,14 @@ class StableHLOCase(UpstreamOp):
 
 
 class ScfWhile(UpstreamOp):
-    """A loop on scalars inside a ``linalg.generic`` (``irax-loop-kernels``)."""
+    """A loop inside one dispatch (``irax-loop-kernels``): on scalars inside a
+    ``linalg.generic``, or on vectors inside a ``flow.dispatch.region``."""
     name = "scf.while"
+
+
+class FlowDispatchRegion(UpstreamOp):
+    """The op around a vector loop kernel (``irax-loop-kernels``): one dispatch."""
+    name = "flow.dispatch.region"
 
 
 class LinalgGeneric(UpstreamOp):

@@ -25,7 +25,7 @@ from irax.export import _format
 from irax.export._loader import Loaded, host_arch, load_bytes, runs_here
 from irax.frontend.compile import clone_module, module_at_stage
 from irax.lowering.stablehlo import num_devices
-from irax.passes import run_pipeline
+from irax.passes import pipelines, run_pipeline
 from irax.runtime.compiler import CUDA_IN_IR, Target, compile_module, compiler_version
 from irax.transforms.jit import JitFunction, LaidOutJit
 
@@ -165,7 +165,7 @@ def export(fun, *, targets=None, platforms=None):
         entry = lowered._entry
         _, dyn = jitted._split(args, kwargs)
         name = getattr(jitted.fun, "__name__", "fun")
-        return _compile(api, names, name, "main", module_at_stage(entry, "iree"),
+        return _compile(api, names, name, "main", lambda st: module_at_stage(entry, st),
                         tree_util.tree_structure(dyn), entry.out_tree, entry.in_avals,
                         entry.out_avals, entry.donated, lowered.as_text("stablehlo"))
 
@@ -183,14 +183,15 @@ def export_module(module, *, targets=None, platforms=None) -> Exported:
     ins, outs = module.signature()
     in_tree = tree_util.tree_structure((tuple(range(len(ins))), {}))
     out_tree = tree_util.tree_structure(0 if len(outs) == 1 else tuple(range(len(outs))))
-    return _compile(api, names, module.entry, module.entry, module.lower("iree"), in_tree,
+    return _compile(api, names, module.entry, module.entry, module.lower, in_tree,
                     out_tree, ins, outs, (), module.as_text("stablehlo"))
 
 
-def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, out_avals,
+def _compile(api, names, name, function, at_stage, in_tree, out_tree, in_avals, out_avals,
              donated, stablehlo) -> Exported:
-    """Compiles the "iree"-stage ``module`` for each target, its signature attached."""
-    n = num_devices(module)
+    """Compiles the program for each target (``at_stage(stage)``: the program at the
+    "iree" stage, or "iree-gpu" for a GPU target), its signature attached."""
+    n = num_devices(at_stage("iree"))
     signature = {"format": _format.FORMAT, "irax": _version(), "iree": compiler_version(),
                  "function": name, "entry": function,
                  "in_tree": _format.encode_tree(in_tree, api),
@@ -202,6 +203,7 @@ def _compile(api, names, name, function, module, in_tree, out_tree, in_avals, ou
     for target_name in names:
         named = _named(target_name, api)
         target = dataclasses.replace(named.target, num_devices=n)
+        module = at_stage(pipelines.iree_stage(target.backend))
         meta = dict(signature, target={"name": target_name, "arch": named.arch,
                                        "backend": target.backend,
                                        "flags": list(target.flags())})

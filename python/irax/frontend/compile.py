@@ -142,9 +142,10 @@ class Program:
 def program_of(entry, device, name: str, record: str, function: str = "main") -> Program:
     """The program of a specialization on ``device`` (runs irax-jit's passes); ``record``:
     its ``program_cache.key``."""
-    module = module_at_stage(entry, "iree")
+    target = target_for_platform(device.platform)
+    module = module_at_stage(entry, pipelines.iree_stage(target.backend))
     group = program_devices(device, num_devices(module), name)
-    program = Program(module, target_for_platform(device.platform, len(group)), group,
+    program = Program(module, dataclasses.replace(target, num_devices=len(group)), group,
                       record, function)
     if program.work.wrong is not None:
         raise TypeError(f"irax: IREE cannot compile {name} correctly: it computes "

@@ -139,7 +139,9 @@ def measure(module) -> Work:
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
             kernel = _enclosing(op, U.LinalgGeneric)
-            if kernel is None:
+            if kernel is None and _enclosing(op, U.FlowDispatchRegion) is not None:
+                pass                  # a vector kernel: one instance, on one thread
+            elif kernel is None:
                 work.host_loops = True
                 work.nested_loops = work.nested_loops or \
                     _enclosing(op, U.StableHLOWhile) is not None

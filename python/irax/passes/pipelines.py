@@ -19,6 +19,9 @@ PIPELINES: dict[str, str] = {
     # what jit hands to IREE; without source locations, so that the compile cache does not
     # depend on line numbers (the "stablehlo" stage keeps them)
     "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, strip-debuginfo",
+    # the same for GPU targets: no one-thread vector kernels of loops
+    "irax-jit-gpu": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels{vectors=false}, "
+                    "strip-debuginfo",
     # irax-opt's full pipeline: verified, expanded, simplified and lowered
     "irax-default": "irax-verify, irax-expand-transforms, irax-partition, irax-shard, "
                     "irax-inline, irax-simplify, irax-lower-to-stablehlo",
@@ -34,7 +37,14 @@ STAGES: dict[str, str] = {
                   "irax-inline, irax-simplify",
     "stablehlo": "irax-to-stablehlo",
     "iree": "irax-jit",
+    "iree-gpu": "irax-jit-gpu",
 }
+
+
+def iree_stage(backend: str) -> str:
+    """The stage a program for an IREE ``backend`` compiles: "iree" for CPUs ("llvm-cpu",
+    "vmvx"), "iree-gpu" for the others."""
+    return "iree" if backend in ("llvm-cpu", "vmvx") else "iree-gpu"
 
 JIT = "builtin.module(irax-jit)"
 EAGER = "builtin.module(irax-eager)"

@@ -706,7 +706,7 @@ def make_mlir(fun: Callable, *, stage: str = "irax", debug_info: bool = False,
               static_argnums=None, static_argnames=None) -> Callable[..., str]:
     """Quick IR inspection (irax's ``make_jaxpr``): ``make_mlir(f)(*args)`` is the text of
     ``f`` traced for ``args`` at ``stage`` ("irax", "expanded", "simplified", "stablehlo",
-    "iree"; ``Lowered.as_text``), with source locations when ``debug_info``.
+    "iree", "iree-gpu"; ``Lowered.as_text``), with source locations when ``debug_info``.
 
         print(irax.make_mlir(lambda x: jnp.sin(x) * 2)(1.0))
     """

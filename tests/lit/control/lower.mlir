@@ -67,7 +67,7 @@ func.func @scan(%c0: tensor<f32>, %xs: tensor<4xf32>) -> (tensor<f32>, tensor<4x
 
 // -----
 
-// A small body runs several steps per trip (here 32 of the 40; the other 8 follow the
+// A small body runs several steps per trip (here 32 of the 37; the other 5 follow the
 // loop): the host-side cost of a trip is paid once per 32 steps.
 // CHECK-LABEL: func.func @scan_unrolled
 // CHECK: stablehlo.while
@@ -79,10 +79,32 @@ func.func @scan(%c0: tensor<f32>, %xs: tensor<4xf32>) -> (tensor<f32>, tensor<4x
 // CHECK: stablehlo.constant dense<32> : tensor<i32>
 // CHECK: stablehlo.multiply
 // CHECK: stablehlo.constant dense<33> : tensor<i32>
-// CHECK-COUNT-7: stablehlo.multiply
+// CHECK-COUNT-4: stablehlo.multiply
 // CHECK-NOT: stablehlo.multiply
 // CHECK: return
-func.func @scan_unrolled(%c0: tensor<f32>, %xs: tensor<40xf32>) -> (tensor<f32>, tensor<40xf32>) {
+func.func @scan_unrolled(%c0: tensor<f32>, %xs: tensor<37xf32>) -> (tensor<f32>, tensor<37xf32>) {
+  %r:2 = "irax.scan"(%c0, %xs) ({
+  ^bb0(%c: tensor<f32>, %x: tensor<f32>):
+    %s = "irax.mul"(%c, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "irax.return"(%s, %c) : (tensor<f32>, tensor<f32>) -> ()
+  }) {num_consts = 0 : i64, num_carry = 1 : i64, length = 37 : i64} : (tensor<f32>, tensor<37xf32>) -> (tensor<f32>, tensor<37xf32>)
+  return %r#0, %r#1 : tensor<f32>, tensor<37xf32>
+}
+
+// -----
+
+// Where a divisor of the length lies within half of the most steps a trip, a trip runs
+// that many and no step follows the loop (here 20 of 40, not 32 and 8 after it).
+// CHECK-LABEL: func.func @scan_divisor
+// CHECK: stablehlo.while
+// CHECK: %[[N:.*]] = stablehlo.constant dense<40> : tensor<i32>
+// CHECK: stablehlo.compare  LT, %{{.*}}, %[[N]]
+// CHECK-COUNT-20: stablehlo.multiply
+// CHECK: %[[STEP:.*]] = stablehlo.constant dense<20> : tensor<i32>
+// CHECK: stablehlo.add %{{.*}}, %[[STEP]]
+// CHECK-NOT: stablehlo.multiply
+// CHECK: return
+func.func @scan_divisor(%c0: tensor<f32>, %xs: tensor<40xf32>) -> (tensor<f32>, tensor<40xf32>) {
   %r:2 = "irax.scan"(%c0, %xs) ({
   ^bb0(%c: tensor<f32>, %x: tensor<f32>):
     %s = "irax.mul"(%c, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>
@@ -90,3 +112,4 @@ func.func @scan_unrolled(%c0: tensor<f32>, %xs: tensor<40xf32>) -> (tensor<f32>,
   }) {num_consts = 0 : i64, num_carry = 1 : i64, length = 40 : i64} : (tensor<f32>, tensor<40xf32>) -> (tensor<f32>, tensor<40xf32>)
   return %r#0, %r#1 : tensor<f32>, tensor<40xf32>
 }
+

@@ -67,10 +67,11 @@ func.func @vector_loop(%n: tensor<i32>, %x: tensor<4xf32>) -> (tensor<i32>, tens
   return %r#0, %r#1 : tensor<i32>, tensor<4xf32>
 }
 
-// A reduction in the body: not elementwise, the loop stays.
+// A reduction in the body: not elementwise, no scalar kernel (a vector kernel instead:
+// vector.mlir).
 // CHECK-LABEL: func.func @reduction_stays
 // CHECK-NOT: linalg.generic
-// CHECK: stablehlo.while
+// CHECK: flow.dispatch.region
 func.func @reduction_stays(%x: tensor<4xf32>) -> tensor<4xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %r:2 = stablehlo.while(%i = %c0, %y = %x) : tensor<i32>, tensor<4xf32>

@@ -66,7 +66,11 @@ def steps_per_trip(region, length: int) -> int:
     if nested:
         return 1
     per_step = max(per_step, 1)
-    return max(1, min(MAX_STEPS_PER_TRIP, MAX_UNROLLED_OPS // per_step, length))
+    u = max(1, min(MAX_STEPS_PER_TRIP, MAX_UNROLLED_OPS // per_step, length))
+    # a divisor of the length within half of that leaves no steps after the loop: each
+    # of those is dispatches of its own to compile and run (1000 steps: 10 a trip, not 16
+    # and 8 more after the loop)
+    return next((d for d in range(u, (u + 1) // 2 - 1, -1) if d and length % d == 0), u)
 
 
 def clone_body(region, ip, args) -> list:

@@ -1,0 +1,673 @@
+"""A ``stablehlo.while`` on a small state as one dispatch: a ``flow.dispatch.region``
+holding an ``scf.while`` on vectors.
+
+IREE 3.13 drives a ``stablehlo.while`` from its host VM and runs each step of the body
+as its own dispatches: an RNN step ``tanh(h @ w + x_t + b)`` on 64 floats is one fused
+dispatch of about 1.5 us, of which the 4,096 multiply-adds are a tenth. When a loop's
+carries are scalars and vectors (at most ``MAX_VECTOR`` elements, one non-unit
+dimension) plus tensors that are only read and written a row at a time, the whole loop
+fits one dispatch of straight-line vector code: each vector carry lives in registers,
+``v @ M`` is ``K`` broadcast multiply-adds of ``M``'s rows (read from memory, where the
+matrix stays in cache), a scanned input is a row read, a stacked output a row write.
+The 1000-step RNN: 1.55 ms -> 0.15 ms (docs/performance.md, "Loops").
+
+Each StableHLO op becomes the ``arith`` / ``math`` op of IREE's own conversion, on
+vectors instead of IREE's vector tiles, so elementwise results are those of the
+host-driven loop; ``v @ M`` accumulates over ``k`` in order with fused multiply-adds, as
+IREE's ``vecmat`` does (tests/control/test_vector_kernels.py compares both). Products
+against a transposed matrix (``M @ v``, ``v @ M.T``) read a transpose made once before
+the loop, and round differently from IREE's reduction order; sums use
+``vector.reduction``.
+
+Before (a scan: counter, state, stacked outputs; ``%xs`` and ``%w`` are read only):
+    %r:3 = stablehlo.while(%i = %c0, %h = %h0, %ys = %e) : ...
+      cond { %p = stablehlo.compare LT, %i, %n ...; stablehlo.return %p }
+      do { %x = stablehlo.dynamic_slice %xs, %i, %z, sizes = [1, 64] ...
+           %d = stablehlo.dot_general %h, %w, contracting_dims = [0] x [0] ...
+           %t = stablehlo.tanh ...; %ys1 = stablehlo.dynamic_update_slice %ys, ... }
+After:
+    %r:3 = flow.dispatch.region -> (tensor<i32>, tensor<64xf32>, tensor<1000x64xf32>) {
+      %i0 = tensor.extract %c0[] : tensor<i32>
+      %hv = vector.transfer_read %h0[%c0] ... : tensor<64xf32>, vector<64xf32>
+      %w:3 = scf.while (%i = %i0, %h = %hv, %ys = %e) : (i32, vector<64xf32>, tensor<...>) {
+        ...; scf.condition(%p) %i, %h, %ys
+      } do {
+        %x = vector.transfer_read %xs[%ic, %c0] ...          // the row of step i
+        %h0 = vector.extract %h[0] ...; %r0 = vector.transfer_read %w[%c0, %c0] ...
+        %a0 = vector.fma (broadcast %h0), %r0, %zero ...      // ... 64 rows
+        %t = math.tanh ... : vector<64xf32>
+        %ys1 = vector.transfer_write %t, %ys[%ic, %c0] ...
+        scf.yield %i1, %t, %ys1
+      }
+      flow.return (tensor.from_elements %w#0), (vector.transfer_write %w#1 ...), %w#2
+    }
+
+Anything else in the loop (other ops, nested loops, larger vectors, a matrix of more
+than ``MAX_MATRIX`` elements, a matrix written in the loop) keeps IREE's form.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from irax.dialect import mlir
+from irax.lowering import loop_kernel as LK
+from irax.lowering.builder import LoweringBuilder
+
+#: the most elements of a value kept in vector registers
+MAX_VECTOR = 1024
+#: the most elements of a matrix a loop multiplies a vector by (``K`` multiply-adds of
+#: rows of ``N``, unrolled: larger products are faster as IREE's own dispatches)
+MAX_MATRIX = 128 * 128
+
+_MATH = {"stablehlo.tanh": "math.tanh", "stablehlo.exponential": "math.exp",
+         "stablehlo.log": "math.log", "stablehlo.log_plus_one": "math.log1p",
+         "stablehlo.exponential_minus_one": "math.expm1", "stablehlo.rsqrt": "math.rsqrt"}
+#: elementwise ops beyond the scalar kernel's: name -> (float op, int op)
+_MORE_BINARY = {"stablehlo.remainder": ("arith.remf", "arith.remsi")}
+#: a reduction's body op -> (float kind, int kind)
+_REDUCTIONS = {"stablehlo.add": ("add", "add"), "stablehlo.multiply": ("mul", "mul"),
+               "stablehlo.maximum": ("maximumf", "maxsi"),
+               "stablehlo.minimum": ("minimumf", "minsi")}
+#: StableHLO op -> the ``_Emitter`` method that emits it (others: ``elementwise``)
+_RULES = {"stablehlo.constant": "constant", "stablehlo.broadcast_in_dim": "reshape",
+          "stablehlo.reshape": "reshape", "stablehlo.dynamic_slice": "dynamic_slice",
+          "stablehlo.dynamic_update_slice": "dynamic_update_slice",
+          "stablehlo.dot_general": "dot", "stablehlo.reduce": "reduce",
+          "stablehlo.slice": "slice", "stablehlo.concatenate": "concatenate",
+          "stablehlo.transpose": "transpose"}
+_DOT_DIMS = re.compile(r"(\w+)_dimensions = \[([\d, ]*)\]")
+
+
+class _Reject(Exception):
+    pass
+
+
+class _KV:
+    """A value in the kernel: ``kind`` "s" (a scalar), "v" (a vector of ``n``
+    elements), "m" (a tensor in memory); ``inv``: the tensor defined outside the loop
+    that it is (read only), else None."""
+
+    __slots__ = ("kind", "value", "n", "inv")
+
+    def __init__(self, kind, value, n=1, inv=None):
+        self.kind, self.value, self.n, self.inv = kind, value, n, inv
+
+
+def _info(v):
+    """(shape, element type text) of a static tensor of a supported element type."""
+    try:
+        shape, elem = LK._shape_elem(v.type)
+    except LK._Reject:
+        raise _Reject from None
+    if 0 in shape:
+        raise _Reject
+    return shape, elem
+
+
+def _memory_type(v):
+    """The tensor type of ``v``, which the kernel reads or writes: not of booleans, which
+    IREE stores as bytes inside a dispatch (``tensor<i1>`` becomes ``tensor<i8>``)."""
+    t = mlir.ir().RankedTensorType(v.type)
+    if str(t.element_type) == "i1":
+        raise _Reject
+    return t
+
+
+def _vector_like(shape) -> bool:
+    """At most one dimension above 1, and small enough for registers."""
+    return len(shape) > 0 and sum(d != 1 for d in shape) <= 1 and \
+        int(np.prod(shape)) <= MAX_VECTOR
+
+
+class _Emitter:
+    def __init__(self, loc):
+        self.ir = mlir.ir()
+        self.loc = loc
+        self.prologue = None        # insertion point before the scf.while
+        self.outer = None           # insertion point before the dispatch region
+        self.made_outside: list = []
+        self.cache: dict = {}       # (value, kind) -> converted value, for read-only tensors
+        #: a tensor carry's versions -> its carry's index; the versions written over (each
+        #: is written in place: reading or writing one again would need a copy)
+        self.root: dict = {}
+        self.spent: set = set()
+        self.index = self.ir.IndexType.get()
+
+    def create(self, ip, name, operands, results, attributes=None, regions=0):
+        return LoweringBuilder(ip, self.loc, []).create(name, operands, results,
+                                                        attributes, regions)
+
+    def one(self, ip, name, operands, result, attributes=None):
+        return self.create(ip, name, operands, [result], attributes).results[0]
+
+    def const(self, ip, t, value):
+        ir = self.ir
+        if isinstance(t, ir.IndexType) or isinstance(t, ir.IntegerType):
+            attr = ir.IntegerAttr.get(t, int(value))
+        else:
+            attr = ir.FloatAttr.get(t, float(value))
+        return self.one(ip, "arith.constant", [], t, {"value": attr})
+
+    def vtype(self, n, elem):
+        return self.ir.VectorType.get([n], elem)
+
+    # --- reading and writing tensors -----------------------------------------------
+
+    def _map(self, rank):
+        ir = self.ir
+        return ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(rank - 1)]))
+
+    def read(self, ip, tensor, indices, n):
+        """``n`` consecutive elements of ``tensor`` from ``indices`` (index values)."""
+        ir = self.ir
+        t = _memory_type(tensor)
+        pad = self.const(ip, t.element_type, 0)
+        attrs = {"in_bounds": ir.ArrayAttr.get([ir.BoolAttr.get(True)]),
+                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(indices), 1, 0]),
+                 "permutation_map": self._map(t.rank)}
+        return self.one(ip, "vector.transfer_read", [tensor, *indices, pad],
+                        self.vtype(n, t.element_type), attrs)
+
+    def write(self, ip, vector, tensor, indices):
+        ir = self.ir
+        t = _memory_type(tensor)
+        attrs = {"in_bounds": ir.ArrayAttr.get([ir.BoolAttr.get(True)]),
+                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, len(indices), 0]),
+                 "permutation_map": self._map(t.rank)}
+        return self.one(ip, "vector.transfer_write", [vector, tensor, *indices], t, attrs)
+
+    def zeros(self, ip, rank):
+        c0 = self.const(ip, self.index, 0)
+        return [c0] * rank
+
+    # --- kinds -----------------------------------------------------------------------
+
+    def scalar(self, ip, kv, like):
+        """``kv`` as a scalar (``like``: the StableHLO value it stands for)."""
+        if kv.kind == "s":
+            return kv.value
+        shape, _ = _info(like)
+        if int(np.prod(shape)) != 1:
+            raise _Reject
+        if kv.kind == "v":
+            return self.one(ip, "vector.extract", [kv.value], self.elem(like),
+                            {"static_position": self.ir.DenseI64ArrayAttr.get([0])})
+        _memory_type(kv.value)
+        return self.loaded(ip, kv, "s", lambda at: self.one(
+            at, "tensor.extract", [kv.value, *self.zeros(at, len(shape))], self.elem(like)))
+
+    def vector(self, ip, kv, like):
+        """``kv`` as a vector of ``like``'s elements."""
+        if kv.kind == "v":
+            return kv.value
+        shape, _ = _info(like)
+        if kv.kind == "s" or not _vector_like(shape):
+            raise _Reject
+        return self.loaded(ip, kv, "v", lambda at: self.read(
+            at, self.current(kv), self.zeros(at, len(shape)), int(np.prod(shape))))
+
+    def loaded(self, ip, kv, kind, make):
+        """``make(at)``, a value read from tensor ``kv``: once, before the loop, when the
+        tensor is defined there (``kind`` keys that read)."""
+        if kv.inv is None:
+            return make(ip)
+        key = (kv.value, kind)
+        if key not in self.cache:
+            self.cache[key] = make(self.prologue)
+        return self.cache[key]
+
+    def tensor(self, ip, kv, like):
+        """``kv`` as a tensor of ``like``'s type."""
+        if kv.kind == "m":
+            return kv.value
+        _memory_type(like)
+        if kv.kind == "s":
+            return self.one(ip, "tensor.from_elements", [kv.value], like.type)
+        empty = self.one(ip, "tensor.empty", [], like.type)
+        return self.write(ip, kv.value, empty, self.zeros(ip, len(_info(like)[0])))
+
+    def copy(self, ip, tensor):
+        """A copy of a matrix the loop writes, in a buffer of the dispatch's own: left as
+        the operand (read only), bufferization would give the loop a stack copy."""
+        shape, _ = _info(tensor)
+        if len(shape) != 2 or shape[1] > MAX_VECTOR:
+            raise _Reject
+        empty = self.one(ip, "tensor.empty", [], tensor.type)
+
+        def step(bip, r, carried):
+            c0 = self.const(bip, self.index, 0)
+            return [self.write(bip, self.read(bip, tensor, [r, c0], shape[1]), carried[0],
+                               [r, c0])]
+
+        return self.loop(ip, shape[0], [empty], step)[0]
+
+    def elem(self, v):
+        return self.ir.RankedTensorType(v.type).element_type
+
+    def same_kind(self, ip, kv, like):
+        """``kv`` converted to the kind a value of ``like``'s type has in the kernel."""
+        shape, _ = _info(like)
+        if shape == ():
+            return _KV("s", self.scalar(ip, kv, like))
+        if _vector_like(shape):
+            return _KV("v", self.vector(ip, kv, like), int(np.prod(shape)))
+        if kv.kind != "m":
+            raise _Reject
+        return kv
+
+    # --- ops -------------------------------------------------------------------------
+
+    def block(self, ip, block, env, needed=None):
+        """Emits ``block``'s ops (those in ``needed`` when given); returns its
+        terminator's operands as kernel values."""
+        for o in block.operations:
+            if o.name in ("stablehlo.return", "func.return"):
+                return [self.get(env, v) for v in o.operands]   # dead ones unused
+            if needed is not None and o.operation not in needed:
+                continue
+            for r, kv in zip(o.results, self.op(ip, o, env)):
+                env[r] = kv
+        raise _Reject
+
+    @staticmethod
+    def get(env, v):
+        kv = env.get(v)
+        return kv if kv is not None else _KV("m", v, inv=v)   # defined before the loop
+
+    def op(self, ip, o, env):
+        name = o.name
+        args = [self.get(env, v) for v in o.operands]
+        if name == "func.call":
+            body = LK._callee(o)
+            if body is None:
+                raise _Reject
+            return self.block(ip, body, dict(zip(body.arguments, args)))
+        res = o.results[0] if len(o.results) == 1 else None
+        if res is None:
+            raise _Reject
+        rule = _RULES.get(name)
+        if rule is not None:
+            return [getattr(self, rule)(ip, o, args)]
+        return [self.elementwise(ip, o, args, _info(res)[0])]
+
+    def constant(self, ip, o, args):
+        ir = self.ir
+        shape, _ = _info(o.results[0])
+        attr = ir.DenseElementsAttr(o.attributes["value"])
+        res = o.results[0]
+        if attr.is_splat and shape == ():
+            return _KV("s", self.one(ip, "arith.constant", [], self.elem(res),
+                                     {"value": attr.get_splat_value()}))
+        if attr.is_splat and _vector_like(shape):
+            n = int(np.prod(shape))
+            t = self.vtype(n, self.elem(res))
+            splat = ir.DenseElementsAttr.get_splat(t, attr.get_splat_value())
+            return _KV("v", self.one(ip, "arith.constant", [], t, {"value": splat}), n)
+        # a table: a tensor in the dispatch, read where it is used
+        value = self.one(self.prologue, "arith.constant", [], res.type, {"value": attr})
+        return _KV("m", value, inv=value)
+
+    def reshape(self, ip, o, args):
+        kv, src, res = args[0], o.operands[0], o.results[0]
+        s_in, _ = _info(src)
+        s_out, _ = _info(res)
+        n_in, n_out = int(np.prod(s_in)), int(np.prod(s_out))
+        if n_in == n_out:                   # the same elements in the same order
+            if s_out == ():
+                return _KV("s", self.scalar(ip, kv, src))
+            if _vector_like(s_out):
+                if kv.kind == "s":
+                    return _KV("v", self.one(ip, "vector.broadcast", [kv.value],
+                                             self.vtype(1, self.elem(res))), 1)
+                return _KV("v", self.vector(ip, kv, src), n_out)
+            raise _Reject
+        if n_in == 1 and _vector_like(s_out):    # a splat
+            s = self.scalar(ip, kv, src)
+            return _KV("v", self.one(ip, "vector.broadcast", [s],
+                                     self.vtype(n_out, self.elem(res))), n_out)
+        raise _Reject
+
+    def clamped(self, ip, kv, like, limit):
+        """An index operand clamped to ``[0, limit]``, as an ``index``."""
+        s = self.scalar(ip, kv, like)
+        t = self.elem(like)
+        s = self.one(ip, "arith.maxsi", [s, self.const(ip, t, 0)], t)
+        s = self.one(ip, "arith.minsi", [s, self.const(ip, t, limit)], t)
+        return self.one(ip, "arith.index_cast", [s], self.index)
+
+    def row(self, shape, sizes):
+        """The elements a slice of ``sizes`` takes are consecutive: all sizes 1 but the
+        last."""
+        if any(s != 1 for s in sizes[:-1]) or not sizes:
+            raise _Reject
+        return sizes[-1]
+
+    def current(self, kv):
+        """``kv`` (a tensor) if it is a current version: not one written over."""
+        if kv.kind != "m" or kv.value in self.spent:
+            raise _Reject
+        return kv.value
+
+    def overwrite(self, kv):
+        """A carry's tensor about to be written in place: its carry's index."""
+        t = self.current(kv)
+        root = self.root.get(t)
+        if root is None:                # a tensor from before the loop is read only
+            raise _Reject
+        self.spent.add(t)
+        return root
+
+    def dynamic_slice(self, ip, o, args):
+        shape, _ = _info(o.operands[0])
+        sizes = list(self.ir.DenseI64ArrayAttr(o.attributes["slice_sizes"]))
+        n = self.row(shape, sizes)
+        self.current(args[0])
+        if n > MAX_VECTOR:
+            raise _Reject
+        idx = [self.clamped(ip, kv, v, d - s)
+               for kv, v, d, s in zip(args[1:], o.operands[1:], shape, sizes)]
+        return _KV("v", self.read(ip, args[0].value, idx, n), n)
+
+    def dynamic_update_slice(self, ip, o, args):
+        shape, _ = _info(o.operands[0])
+        ushape, _ = _info(o.operands[1])
+        self.row(shape, list(ushape))
+        root = self.overwrite(args[0])
+        if args[1].kind == "s":
+            vec = self.one(ip, "vector.broadcast", [args[1].value],
+                           self.vtype(1, self.elem(o.operands[1])))
+        else:
+            vec = self.vector(ip, args[1], o.operands[1])
+        idx = [self.clamped(ip, kv, v, d - s)
+               for kv, v, d, s in zip(args[2:], o.operands[2:], shape, ushape)]
+        out = self.write(ip, vec, args[0].value, idx)
+        self.root[out] = root
+        return _KV("m", out)
+
+    def slice(self, ip, o, args):
+        ir = self.ir
+        src, res = o.operands[0], o.results[0]
+        s_in, _ = _info(src)
+        s_out, _ = _info(res)
+        if args[0].kind == "s" or not _vector_like(s_in) or not _vector_like(s_out):
+            raise _Reject
+        starts = list(ir.DenseI64ArrayAttr(o.attributes["start_indices"]))
+        strides = list(ir.DenseI64ArrayAttr(o.attributes["strides"]))
+        if any(s != 1 for s in strides):
+            raise _Reject
+        start = next((a for a, d in zip(starts, s_in) if d != 1), 0)
+        n = int(np.prod(s_out))
+        v = self.vector(ip, args[0], src)
+        i64s = ir.ArrayAttr.get
+        i64 = ir.IntegerType.get_signless(64)
+        attrs = {"offsets": i64s([ir.IntegerAttr.get(i64, start)]),
+                 "sizes": i64s([ir.IntegerAttr.get(i64, n)]),
+                 "strides": i64s([ir.IntegerAttr.get(i64, 1)])}
+        return _KV("v", self.one(ip, "vector.extract_strided_slice", [v],
+                                 self.vtype(n, self.elem(res)), attrs), n)
+
+    def concatenate(self, ip, o, args):
+        """Vectors side by side (each written into a vector of the result's size)."""
+        ir = self.ir
+        res = o.results[0]
+        shape, _ = _info(res)
+        if not _vector_like(shape):
+            raise _Reject
+        n = int(np.prod(shape))
+        out = self.splat_like(ip, self.vtype(n, self.elem(res)), 0)
+        i64 = ir.IntegerType.get_signless(64)
+        at = 0
+        for kv, v in zip(args, o.operands):
+            part = self.vector(ip, kv, v) if kv.kind != "s" else self.one(
+                ip, "vector.broadcast", [kv.value], self.vtype(1, self.elem(v)))
+            attrs = {"offsets": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, at)]),
+                     "strides": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, 1)])}
+            out = self.one(ip, "vector.insert_strided_slice", [part, out], out.type, attrs)
+            at += int(np.prod(_info(v)[0]))
+        return _KV("v", out, n)
+
+    def transpose(self, ip, o, args):
+        """A matrix defined before the loop, transposed there; a vector stays as it is."""
+        src, kv = o.operands[0], args[0]
+        if _vector_like(_info(src)[0]) and kv.kind == "v":
+            return kv
+        if kv.kind != "m" or kv.inv is None or len(_info(src)[0]) != 2:
+            raise _Reject
+        t = self.transposed(kv.inv, src)
+        return _KV("m", t, inv=t)
+
+    def transposed(self, value, like):
+        ir = self.ir
+        shape, _ = _info(like)
+        t = ir.RankedTensorType.get([shape[1], shape[0]], self.elem(like))
+        tr = self.create(self.outer, "stablehlo.transpose", [value], [t],
+                         {"permutation": ir.DenseI64ArrayAttr.get([1, 0])})
+        self.made_outside.append(tr)
+        return tr.results[0]
+
+    def matrix(self, ip, kv, v, transpose: bool):
+        """A matrix operand of a product, as a tensor whose rows are the contracted
+        dimension's (transposed once, before the loop, when it must be)."""
+        shape, elem = _info(v)
+        self.current(kv)
+        if int(np.prod(shape)) > MAX_MATRIX or elem not in LK._FLOATS:
+            raise _Reject
+        if not transpose:
+            return kv.value
+        if kv.inv is None:           # a matrix the loop computes: not transposed per step
+            raise _Reject
+        return self.transposed(kv.inv, v)
+
+    def dot(self, ip, o, args):
+        dims = {k: [int(x) for x in v.split(",") if x.strip()]
+                for k, v in _DOT_DIMS.findall(str(o.attributes["dot_dimension_numbers"]))}
+        if dims.get("lhs_batching") or dims.get("rhs_batching"):
+            raise _Reject
+        lc, rc = dims.get("lhs_contracting", []), dims.get("rhs_contracting", [])
+        a, b = o.operands
+        sa, ea = _info(a)
+        sb, eb = _info(b)
+        res = o.results[0]
+        if ea != eb or ea != _info(res)[1] or ea not in LK._FLOATS:
+            raise _Reject
+        if not lc and not rc and len(sa) == 1 and len(sb) == 1 and \
+                sa[0] * sb[0] <= MAX_MATRIX:         # an outer product: added to a matrix
+            va, vb = self.vector(ip, args[0], a), self.vector(ip, args[1], b)
+            return _KV("o", (va, vb), sa[0])
+        if len(lc) != 1:
+            raise _Reject
+        if len(sa) == 1 and len(sb) == 1:            # v . u
+            va, vb = self.vector(ip, args[0], a), self.vector(ip, args[1], b)
+            prod = self.one(ip, "arith.mulf", [va, vb], va.type)
+            zero = self.const(ip, self.elem(res), 0)
+            return _KV("s", self.reduction(ip, "add", prod, zero))
+        if sorted((len(sa), len(sb))) != [1, 2]:
+            raise _Reject
+        if len(sa) == 1:
+            vec, vv, mat, mv, mc = args[0], a, args[1], b, rc[0]
+        else:
+            vec, vv, mat, mv, mc = args[1], b, args[0], a, lc[0]
+        m = self.matrix(ip, mat, mv, transpose=mc == 1)
+        k_dim, n = _info(mv)[0][mc], _info(mv)[0][1 - mc]
+        v = self.vector(ip, vec, vv)
+        e = self.elem(res)
+        vt = self.vtype(n, e)
+        zero = self.const(ip, e, 0)
+        acc = self.one(ip, "vector.broadcast", [zero], vt)
+
+        def step(bip, k, carried):
+            hk = self.element(bip, v, k, e)
+            row = self.read(bip, m, [k, self.const(bip, self.index, 0)], n)
+            hb = self.one(bip, "vector.broadcast", [hk], vt)
+            return [self.one(bip, "vector.fma", [hb, row, carried[0]], vt)]
+
+        return _KV("v", self.loop(ip, k_dim, [acc], step)[0], n)
+
+    def element(self, ip, v, k, e):
+        """Element ``k`` (an index value) of vector ``v``."""
+        dynamic = self.ir.DenseI64ArrayAttr.get([-(2 ** 63)])
+        return self.one(ip, "vector.extract", [v, k], e, {"static_position": dynamic})
+
+    def loop(self, ip, count, inits, step):
+        """``scf.for`` over ``0 .. count`` carrying ``inits``; ``step(ip, k, carried)``
+        emits a trip and returns the carried values' next ones."""
+        ir = self.ir
+        c0, c1 = self.const(ip, self.index, 0), self.const(ip, self.index, 1)
+        n = self.const(ip, self.index, count)
+        types = [v.type for v in inits]
+        op = self.create(ip, "scf.for", [c0, n, c1, *inits], types, regions=1)
+        body = op.regions[0].blocks.append(self.index, *types)
+        bip = ir.InsertionPoint(body)
+        self.create(bip, "scf.yield", step(bip, body.arguments[0], list(body.arguments)[1:]),
+                    [])
+        return list(op.results)
+
+    def reduction(self, ip, kind, vec, acc):
+        ir = self.ir
+        return self.one(ip, "vector.reduction", [vec, acc], acc.type,
+                        {"kind": ir.Attribute.parse(f"#vector.kind<{kind}>"),
+                         "fastmath": ir.Attribute.parse("#arith.fastmath<none>")})
+
+    def reduce(self, ip, o, args):
+        """A reduction of one vector to a scalar by add, multiply, max or min."""
+        if len(o.operands) != 2 or _info(o.results[0])[0] != ():
+            raise _Reject
+        body = o.regions[0].blocks[0]
+        ops = list(body.operations)
+        if len(ops) != 2 or ops[0].name not in _REDUCTIONS or \
+                list(ops[0].operands) != list(body.arguments)[:2] or \
+                list(ops[1].operands) != [ops[0].results[0]]:
+            raise _Reject
+        fk, ik = _REDUCTIONS[ops[0].name]
+        e = _info(o.results[0])[1]
+        v = self.vector(ip, args[0], o.operands[0])
+        init = self.scalar(ip, args[1], o.operands[1])
+        return _KV("s", self.reduction(ip, fk if e in LK._FLOATS else ik, v, init))
+
+    def add_outer(self, ip, o, args):
+        """``M + a (x) b``: each row ``i`` of ``M`` plus ``a[i] * b`` (a multiply, then an
+        add, as IREE computes the product and the sum)."""
+        if o.name != "stablehlo.add" or {a.kind for a in args} != {"m", "o"}:
+            raise _Reject
+        m, (va, vb) = (args[0], args[1].value) if args[0].kind == "m" else \
+            (args[1], args[0].value)
+        rows, cols = _info(o.results[0])[0]
+        e = self.elem(o.results[0])
+        vt = self.vtype(cols, e)
+
+        def step(bip, i, carried):
+            ai = self.element(bip, va, i, e)
+            prod = self.one(bip, "arith.mulf",
+                            [self.one(bip, "vector.broadcast", [ai], vt), vb], vt)
+            c0 = self.const(bip, self.index, 0)
+            row = self.one(bip, "arith.addf", [self.read(bip, carried[0], [i, c0], cols), prod],
+                           vt)
+            return [self.write(bip, row, carried[0], [i, c0])]
+
+        root = self.overwrite(m)
+        out = self.loop(ip, rows, [m.value], step)[0]
+        self.root[out] = root
+        return _KV("m", out)
+
+    def elementwise(self, ip, o, args, shape):
+        """An elementwise op on scalars or on vectors of ``shape``'s elements."""
+        name = o.name
+        res = o.results[0]
+        if any(a.kind == "o" for a in args):
+            return self.add_outer(ip, o, args)
+        if shape == ():
+            vals = [self.scalar(ip, kv, v) for kv, v in zip(args, o.operands)]
+            return _KV("s", self.scalar_op(ip, o, vals, [self.elem(res)]))
+        if not _vector_like(shape):
+            raise _Reject
+        n = int(np.prod(shape))
+        vals = []
+        for kv, v in zip(args, o.operands):
+            if _info(v)[0] == () and name == "stablehlo.select":
+                vals.append(self.scalar(ip, kv, v))      # one predicate for all
+            else:
+                vals.append(self.vector(ip, kv, v))
+        return _KV("v", self.scalar_op(ip, o, vals, [self.vtype(n, self.elem(res))]), n)
+
+    def scalar_op(self, ip, o, vals, rtypes):
+        """``o`` on scalars or vectors (``rtypes``: its result type as such)."""
+        name = o.name
+        if name in _MATH:
+            if _info(o.results[0])[1] not in LK._FLOATS:
+                raise _Reject
+            return self.one(ip, _MATH[name], vals, rtypes[0])
+        if name == "stablehlo.logistic":     # 1 / (1 + exp(-x)), as IREE converts it
+            if _info(o.results[0])[1] not in LK._FLOATS:
+                raise _Reject
+            t = rtypes[0]
+            neg = self.one(ip, "arith.negf", vals, t)
+            ex = self.one(ip, "math.exp", [neg], t)
+            one = self.splat_like(ip, t, 1.0)
+            den = self.one(ip, "arith.addf", [ex, one], t)
+            return self.one(ip, "arith.divf", [one, den], t)
+        if name not in LK._BINARY and name not in LK._UNARY and name not in _MORE_BINARY \
+                and name not in (
+                "stablehlo.compare", "stablehlo.select", "stablehlo.convert",
+                "stablehlo.not", "stablehlo.is_finite", "stablehlo.clamp"):
+            raise _Reject
+        if name == "stablehlo.is_finite":
+            raise _Reject            # kept simple: the scalar kernel has it
+        if name == "stablehlo.clamp" and _info(o.results[0])[1] in LK._FLOATS:
+            raise _Reject
+        if name == "stablehlo.compare":
+            attrs = o.attributes
+            kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
+            e = _info(o.operands[0])[1]
+            if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
+                raise _Reject
+        if name == "stablehlo.convert":
+            LK._convert_name(_info(o.operands[0])[1], _info(o.results[0])[1])
+        if name == "stablehlo.not":
+            if _info(o.results[0])[1] != "i1":
+                raise _Reject
+            t = rtypes[0]
+            true = self.splat_like(ip, t, 1)
+            return self.one(ip, "arith.xori", [vals[0], true], t)
+        if name in LK._BINARY or name in LK._UNARY or name in _MORE_BINARY:
+            fop, iop = (LK._BINARY if name in LK._BINARY else LK._UNARY
+                        if name in LK._UNARY else _MORE_BINARY)[name]
+            is_f = _info(o.results[0])[1] in LK._FLOATS
+            op_name = fop if is_f else iop
+            if op_name is None:
+                raise _Reject
+            return self.one(ip, op_name, vals, rtypes[0])
+        if name == "stablehlo.convert":
+            cv = LK._convert_name(_info(o.operands[0])[1], _info(o.results[0])[1])
+            return vals[0] if cv is None else self.one(ip, cv, vals, rtypes[0])
+        if name == "stablehlo.select":
+            return self.one(ip, "arith.select", vals, rtypes[0])
+        if name == "stablehlo.clamp":             # clamp(lo, x, hi) on integers
+            lo = self.one(ip, "arith.maxsi", [vals[1], vals[0]], rtypes[0])
+            return self.one(ip, "arith.minsi", [lo, vals[2]], rtypes[0])
+        return self.compare(ip, o, vals, rtypes[0])
+
+    def compare(self, ip, o, vals, rtype):
+        ir = self.ir
+        direction = str(o.attributes["comparison_direction"]).split()[-1].rstrip(">")
+        e = _info(o.operands[0])[1]
+        i64 = ir.IntegerType.get_signless(64)
+        if e in LK._FLOATS:
+            pred = ir.IntegerAttr.get(i64, LK._CMPF[LK._FLOAT_CMP[direction]])
+            return self.one(ip, "arith.cmpf", vals, rtype, {"predicate": pred})
+        table = LK._BOOL_CMP if e == "i1" else LK._INT_CMP   # booleans compare unsigned
+        pred = ir.IntegerAttr.get(i64, LK._CMPI[table[direction]])
+        return self.one(ip, "arith.cmpi", vals, rtype, {"predicate": pred})
+
+    def splat_like(self, ip, t, value):
+        ir = self.ir
+        if isinstance(t, ir.VectorType):
+            e = ir.VectorType(t).element_type
+            attr = ir.IntegerAttr.get(e, int(value)) if isinstance(e, ir.IntegerType) \
+                else ir.FloatAttr.get(e, float(value))
+            return self.one(ip, "arith.constant", [], t,
+                            {"value": ir.DenseElementsAttr.get_splat(t, attr)})
+        return self.const(ip, t, value)
+
