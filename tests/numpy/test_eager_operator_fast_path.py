@@ -31,10 +31,11 @@ DTYPES = [np.float16, ml_dtypes.bfloat16, np.float32]
 
 @pytest.fixture
 def full(monkeypatch):
-    """``full(f, *args)``: ``f`` with the fast path off (no dtype qualifies)."""
+    """``full(f, *args)``: ``f`` with the fast paths off (no dtype qualifies)."""
     def call(f, *args):
         with monkeypatch.context() as m:
-            m.setattr(_fast, "_FAST_FLOATS", frozenset())
+            for name in ("_FAST_FLOATS", "_REDUCE_FLOATS", "_DIRECT"):
+                m.setattr(_fast, name, frozenset())
             return f(*args)
     return call
 
@@ -173,3 +174,50 @@ def test_comparisons_as_the_full_path_and_jax(dtype, full):
                 _same(got, ref)
                 assert got.dtype == np.bool_ and not got.aval.weak_type
                 np.testing.assert_array_equal(np.asarray(got), np.asarray(want), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_where_as_the_full_path_and_jax(dtype, full):
+    x = np.array([[0.5, -2.25, 3.0], [1e3, 0.0, -0.0]], dtype)
+    a, b = jnp.asarray(x), jnp.asarray(x[::-1].copy())
+    weak = irax.lax.broadcast(jnp.asarray(0.75), (2, 3))
+    c = a > 0.25
+    for args in ((c, a, b), (c, a, 0.0), (c, -1, a), (c, weak, 2.5), (c, a, weak),
+                 (np.asarray(c), a, b)):
+        _same(jnp.where(*args), full(jnp.where, *args))
+    want = jjnp.where(jjnp.asarray(x) > 0.25, jjnp.asarray(x), 0.0)
+    np.testing.assert_array_equal(np.asarray(jnp.where(c, a, 0.0)), np.asarray(want))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_mean_as_the_full_path_and_jax(dtype, full):
+    x = np.array([[0.5, -2.25, 3.0], [1e3, 0.0, -0.0], [7.0, 1.5, 0.1]], dtype)
+    a = jnp.asarray(x)
+    weak = irax.lax.broadcast(jnp.asarray(0.75), (3, 2))
+    for arr in (a, weak):
+        for axis in (None, 0, 1, (0, 1), -1):
+            for keepdims in (False, True):
+                _same(jnp.mean(arr, axis=axis, keepdims=keepdims),
+                      full(lambda v, ax=axis, k=keepdims: jnp.mean(v, axis=ax, keepdims=k), arr))
+    np.testing.assert_allclose(np.asarray(jnp.mean(a, axis=0), np.float64),
+                               np.asarray(jjnp.mean(jjnp.asarray(x), axis=0), np.float64),
+                               rtol=1e-3 if dtype == np.float16 else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matmul_as_the_full_path_and_jax(dtype, full):
+    rng = np.random.default_rng(0)
+    shapes = [((3, 4), (4,)), ((4,), (4, 5)), ((3, 4), (4, 5)), ((4,), (4,)),
+              ((2, 3, 4), (4, 5))]        # the last: batched, the full path
+    for sa, sb in shapes:
+        x, y = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+        a, b = jnp.asarray(x), jnp.asarray(y)
+        for f in (lambda p, q: p @ q, jnp.matmul, jnp.dot):
+            _same(f(a, b), full(f, a, b))
+        np.testing.assert_allclose(np.asarray(a @ b), np.asarray(jjnp.asarray(x) @ y),
+                                   rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+    weak = irax.lax.broadcast(jnp.asarray(0.75), (4,))
+    m = jnp.asarray(np.ones((3, 4), np.float32))
+    _same(m @ weak, full(jnp.matmul, m, weak))      # weak and strong: promotion decides
+    with pytest.raises(TypeError):
+        jnp.matmul(m, jnp.ones((5,), np.float32))

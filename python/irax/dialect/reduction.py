@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from irax.core import dtypes
+from irax.core import dtypes, fp_errors
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import mlir
@@ -114,8 +114,11 @@ class Reduction(Op):
         if dtype in dtypes.LOW_PRECISION_FLOATS:
             x = x.astype(np.float32)
         init = np.array(cls.identity(dtype)).astype(x.dtype)
-        with np.errstate(all="ignore"):
+        token = fp_errors.ignore()
+        try:
             out = cls.reduce_numpy(x, tuple(axes), init)
+        finally:
+            fp_errors.restore(token)
         return np.asarray(out).astype(dtype)
 
     @classmethod

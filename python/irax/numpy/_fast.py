@@ -6,14 +6,22 @@ around it). Every other case returns None and takes the full path.
     x * 2.0            # Array.__mul__ -> fast_binary(Mul, x, 2.0)
     jnp.sin(x)         # fast_unary(Sin, x)
     jnp.sum(x)         # fast_reduce(ReduceSum, x, (0,), False)
+    jnp.mean(x)        # fast_mean(x, (0,), False)
+    jnp.where(c, x, 0.0)  # fast_select(c, x, 0.0)
+    m @ v              # fast_matmul(m, v)
 """
 
 from __future__ import annotations
+
+import math
 
 import ml_dtypes
 import numpy as np
 
 from irax.core import dtypes, fp_errors
+from irax.dialect import elementwise as E
+from irax.dialect import linalg as LA
+from irax.dialect import reduction as R
 from irax.frontend.eager import DEBUG_CHECKS, check_values
 from irax.frontend.trace import current_trace
 from irax.runtime.array import Array
@@ -145,3 +153,56 @@ def fast_reduce(op_cls, x, axes, keepdims):
         kept = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
         out, out_aval = out.reshape(kept), out_aval.update(shape=kept)
     return Array._from_host(out, out_aval)
+
+
+def fast_select(cond, x, y):
+    """``where(cond, x, y)`` for a concrete bool ``irax.Array`` ``cond`` and, as in
+    ``fast_binary``, a real floating Array of ``cond``'s shape with an operand of its
+    abstract value or a Python scalar (either side): the result has that Array's abstract
+    value, as promotion gives; None for every other case."""
+    if type(cond) is not Array or cond.aval.dtype != np.bool_:
+        return None
+    arr = x if type(x) is Array else y
+    if type(arr) is not Array or arr.aval.shape != cond.aval.shape:
+        return None
+    aval = arr.aval
+    other = _operand(aval, y if arr is x else x)
+    if other is None:
+        return None
+    a = arr._numpy()
+    t, f = (a, other) if arr is x else (other, a)
+    out = _evaluate(E.Select, [cond._numpy(), t, f], {}, aval)
+    return None if out is None else Array._from_host(np.asarray(out, aval.dtype), aval)
+
+
+def fast_mean(x, axes, keepdims):
+    """``mean(x)`` over ``axes`` (non-empty, of non-zero sizes) for a concrete
+    float32/float64 ``irax.Array``: the sum's rule divided by the count, as the full path
+    computes it; None otherwise."""
+    total = fast_reduce(R.ReduceSum, x, axes, keepdims)
+    if total is None:
+        return None
+    count = np.asarray(math.prod(x.aval.shape[d] for d in axes), x.aval.dtype)
+    out = _evaluate(E.Div, [total._numpy(), count], {}, total.aval)
+    return None if out is None else Array._from_host(np.asarray(out, x.aval.dtype), total.aval)
+
+
+def fast_matmul(a, b):
+    """``a @ b`` for concrete float32/float64 ``irax.Array`` operands of one dtype and weak
+    type, each a vector or a matrix: the contraction's rule applied directly; None
+    otherwise."""
+    if type(a) is not Array or type(b) is not Array or current_trace() is not None:
+        return None
+    pa, pb = a.aval, b.aval
+    if pa.dtype not in _DIRECT or pb.dtype != pa.dtype or pa.weak_type != pb.weak_type or \
+            not 1 <= pa.ndim <= 2 or not 1 <= pb.ndim <= 2:
+        return None
+    lc, rc = pa.ndim - 1, 0 if pb.ndim == 1 else pb.ndim - 2
+    if pa.shape[lc] != pb.shape[rc]:
+        return None
+    shape = pa.shape[:-1] + (pb.shape[-1],) * (pb.ndim == 2)
+    aval = pa.update(shape=shape)
+    out = _evaluate(LA.DotGeneral, [a._numpy(), b._numpy()],
+                    {"lhs_contracting_dimensions": (lc,), "rhs_contracting_dimensions": (rc,),
+                     "lhs_batch_dimensions": (), "rhs_batch_dimensions": ()}, aval)
+    return None if out is None else Array._from_host(np.asarray(out, pa.dtype), aval)

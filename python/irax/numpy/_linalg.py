@@ -20,6 +20,7 @@ from irax.lax import _reduce as LR
 from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.numpy import _util as U
+from irax.numpy._fast import fast_matmul
 from irax.numpy._math import conjugate
 from irax.numpy._reductions import sum as sum_
 from irax.numpy._shape import moveaxis, ravel
@@ -49,6 +50,10 @@ def _scalar_product(a, b, dt, weak):
 
 def dot(a, b, *, precision=None, preferred_element_type=None):
     """NumPy's ``dot``: contracts the last axis of ``a`` with the second-to-last of ``b``."""
+    if preferred_element_type is None:
+        out = fast_matmul(a, b)     # the eager fast path (vectors and matrices)
+        if out is not None:
+            return out
     a, b, dt, weak = _promote("dot", a, b, preferred_element_type)
     an, bn = U.aval_of(a).ndim, U.aval_of(b).ndim
     if an == 0 or bn == 0:
@@ -59,6 +64,10 @@ def dot(a, b, *, precision=None, preferred_element_type=None):
 
 def matmul(a, b, *, precision=None, preferred_element_type=None):
     """``a @ b`` with batch broadcasting; 1-D operands act as row/column vectors."""
+    if preferred_element_type is None:
+        out = fast_matmul(a, b)     # the eager fast path (vectors and matrices)
+        if out is not None:
+            return out
     a, b, dt, weak = _promote("matmul", a, b, preferred_element_type)
     sa, sb = U.aval_of(a).shape, U.aval_of(b).shape
     for i, s in enumerate((sa, sb)):

@@ -14,7 +14,7 @@ from irax.dialect import elementwise as E
 from irax.frontend.trace import bind
 from irax.lax._elementwise import check_kind
 from irax.numpy import _util as U
-from irax.numpy._fast import either, fast_binary, fast_compare
+from irax.numpy._fast import either, fast_binary, fast_compare, fast_select
 from irax.numpy._math import isinf, isnan
 from irax.numpy._util import cmp, select, to_bool
 
@@ -159,6 +159,9 @@ def where(condition, x=None, y=None, /, *, size=None, fill_value=None):
     if size is not None or fill_value is not None:
         raise ValueError("size and fill_value arguments cannot be used in three-term where "
                          "function.")
+    out = fast_select(condition, x, y)        # the eager fast path
+    if out is not None:
+        return out
     U.check_arraylike("where", condition, x, y)
     c = to_bool(U.as_array("where", condition))
     x, y = U.promote_dtypes(x, y)

@@ -26,7 +26,7 @@ from irax.lax import _shape as LS
 from irax.lax import _util as LU
 from irax.lax._elementwise import conj_raw
 from irax.numpy import _util as U
-from irax.numpy._fast import fast_reduce
+from irax.numpy._fast import fast_mean, fast_reduce
 from irax.numpy._logic import equal, isclose, logical_and, logical_not, logical_or
 from irax.numpy._logic import where as _where
 from irax.numpy._math import isnan
@@ -169,10 +169,15 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
     """``sum / count`` in float32 for ints, bool, float16 and bfloat16."""
     x = U.as_array("mean", a)
     av = U.aval_of(x)
+    axes = U.canonical_axes(axis, av.ndim)
+    if dtype is None and where is None and out is None and axes and \
+            builtins.all(av.shape[d] for d in axes):
+        r = fast_mean(x, axes, keepdims)      # the eager fast path
+        if r is not None:
+            return r
     user_dt = dtypes.check_user_dtype(dtype, "mean")
     result_dt = user_dt or dtypes.to_inexact_dtype(av.dtype)
     comp = _upcast_f16(result_dt)
-    axes = U.canonical_axes(axis, av.ndim)
     total = sum(x, axes, dtype=comp, keepdims=keepdims, where=where, out=out)
     count = LU.broadcast_to(_count(av.shape, axes, comp, where, keepdims),
                             U.aval_of(total).shape)
