@@ -14,6 +14,7 @@ import irax.numpy as jnp
 from irax import lax
 from irax.dialect.sorting import Sort
 from irax.frontend.trace import bind
+from irax.lowering.sort_kernel import use_kernel
 from irax.lowering.sort_network import NETWORK_MIN_WORK, use_network
 
 jax = pytest.importorskip("jax")
@@ -281,18 +282,44 @@ def test_long_sorts_match_jax_and_numpy():
 
 
 def test_long_sort_lowers_to_a_network():
-    """A long sort is a while loop of gathers and selects; ``argsort``'s positions operand
-    is not carried (the network's own position key is the result); a short one stays a
+    """A long sort is a while loop of gathers and selects (here as a GPU target compiles
+    it; a CPU's takes the heapsort kernel below); ``argsort``'s positions operand is not
+    carried (the network's own position key is the result); a short one stays a
     ``stablehlo.sort``. The portable StableHLO keeps one sort (the network is
     irax-legalize-iree's)."""
     lowered = irax.jit(jnp.argsort).lower(LONG["f32"])
-    text = lowered.as_text("iree")
+    text = lowered.as_text("iree-gpu")
     assert "stablehlo.sort" not in text
     assert text.count("stablehlo.while") == 1
     assert text.count('"stablehlo.gather"') == 2  # the keys and the positions
     assert lowered.as_text("stablehlo").count('"stablehlo.sort"') == 1
     short = irax.jit(jnp.argsort).lower(CASES["f32"]).as_text("iree")
     assert "stablehlo.sort" in short and "stablehlo.while" not in short
+
+
+def test_long_sort_by_one_32_bit_key_is_a_heapsort_kernel():
+    """On a CPU a long sort by one 32-bit key is one dispatch sorting packed (key,
+    position) pairs in place (``lowering/sort_kernel.py``): argsort reads the positions
+    off the sorted pairs (no gather), sort gathers its operand by them; a sort by a key
+    the kernel does not take (bfloat16) or along another axis stays a network."""
+    text = irax.jit(jnp.argsort).lower(LONG["f32"]).as_text("iree")
+    assert "stablehlo.while" not in text and "stablehlo.sort" not in text
+    assert text.count("flow.dispatch.region") == 1 and "@irax_heapsort_1x70000" in text
+    assert '"stablehlo.gather"' not in text
+    text = irax.jit(jnp.sort).lower(LONG["f32"]).as_text("iree")
+    assert text.count('"stablehlo.gather"') == 1 and "flow.dispatch.region" in text
+    for x, axis in ((LONG["bf16"], -1), (LONG["cols"], 0)):
+        text = irax.jit(lambda v, a=axis: jnp.sort(v, axis=a)).lower(x).as_text("iree")
+        assert "flow.dispatch.region" not in text and "stablehlo.while" in text
+
+
+def test_kernel_threshold():
+    assert use_kernel((4096,), 0, np.float32, 1) and not use_kernel((4095,), 0, np.float32, 1)
+    assert use_kernel((16, 5000), 1, np.uint32, 1) and not use_kernel((17, 5000), 1,
+                                                                       np.uint32, 1)
+    assert not use_kernel((5000, 2), 0, np.float32, 1)        # not the last axis
+    assert not use_kernel((5000,), 0, np.float64, 1)          # not a 32-bit key
+    assert not use_kernel((5000,), 0, np.float32, 2)          # two keys
 
 
 def test_network_threshold():

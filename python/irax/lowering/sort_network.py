@@ -65,7 +65,7 @@ def network_sort(lb, operands, avals, moved, num_keys, dimension):
     grid = (rows, size, cols)
     lanes, kinds, keys, counts = [], [], [], []
     for i, (x, a) in enumerate(zip(operands, avals)):
-        if i >= num_keys and _is_iota(x, a, dimension):
+        if i >= num_keys and is_iota(x, a, dimension):
             counts.append(0)  # the result is the position key
             continue
         pieces = _split(lb, _reshape(lb, x, (rows, n, cols)), a.dtype)
@@ -188,7 +188,7 @@ def _padding(dtype, lane, is_key: bool) -> np.ndarray:
     return top.view(lane)
 
 
-def _is_iota(x, aval, dimension) -> bool:
+def is_iota(x, aval, dimension) -> bool:
     """Whether ``x`` is a ``stablehlo.iota`` or an integer constant counting along
     ``dimension``: the positions, which need not travel with the keys."""
     owner = x.owner

@@ -6,7 +6,9 @@ pattern):
 
 - ``stablehlo.sort`` (one lowered from ``irax.sort``, which records ``irax.num_keys``):
   IREE's sort takes time quadratic in the sorted length (0.7 s at 10k elements, 70 s at
-  100k), so a long one becomes a bitonic network (``lowering/sort_network.py``); a short
+  100k), so a long one by one 32-bit key becomes a heapsort of packed (key, position)
+  pairs in one dispatch on CPUs (``lowering/sort_kernel.py``; option ``sort-kernels``),
+  another long one a bitonic network (``lowering/sort_network.py``); a short
   one gets an iota as its last key when stable (IREE's sort is not), copies of its operands
   (IREE sorts its operand buffers in place, iree-org/iree#24665: it overwrote arguments
   and constants), bfloat16 moved as its int16 bits (IREE drops the sign of a bfloat16 NaN
@@ -76,6 +78,8 @@ After:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from irax.core import dtypes
@@ -98,10 +102,11 @@ from irax.lowering.dynamic_shapes import (
     legalize_dynamic_reshape,
     legalize_dynamic_update_slice,
 )
-from irax.lowering.sort_network import network_sort, use_network
+from irax.lowering.sort_kernel import kernel_sort, use_kernel
+from irax.lowering.sort_network import is_iota, network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
 from irax.lowering.while_carries import pack_forwarded_carries
-from irax.passes.registry import ModulePass, register_pass
+from irax.passes.registry import ModulePass, Option, register_pass
 
 #: the argument attribute of a donated buffer (JAX's, in exported StableHLO too)
 DONOR = "jax.buffer_donor"
@@ -113,12 +118,16 @@ class LegalizeIREE(ModulePass):
     scatters, multi-result reduces, unsigned reverse and transfer, donation)"""
 
     name = "irax-legalize-iree"
+    options = {"sort-kernels": Option(bool, True, "sort long rows by one 32-bit key in one "
+                                                   "dispatch (a heapsort: CPU targets)")}
 
     def run(self, module) -> None:
         todo = []
+        patterns = PATTERNS if self.option("sort-kernels") else {
+            **PATTERNS, U.StableHLOSort: functools.partial(legalize_sort, kernels=False)}
 
         def visit(op):
-            pattern = PATTERNS.get(op_class(op))
+            pattern = patterns.get(op_class(op))
             if pattern is not None:
                 todo.append((pattern, op))
             return mlir.ir().WalkResult.ADVANCE
@@ -134,9 +143,10 @@ def _attr_dict(op) -> dict:
 
 
 # ---- sort ------------------------------------------------------------------------------------
-def legalize_sort(op) -> None:
-    """A sort lowered from ``irax.sort``: the network when long, else the stable, copied,
-    bfloat16-safe, barrier-read form."""
+def legalize_sort(op, kernels: bool = True) -> None:
+    """A sort lowered from ``irax.sort``: a heapsort kernel when long with one 32-bit key
+    (and ``kernels``), the network when long, else the stable, copied, bfloat16-safe,
+    barrier-read form."""
     if NUM_KEYS not in op.attributes:
         return  # not irax's: its comparator is not known to be the total order
     num_keys = R.i64(op, NUM_KEYS)
@@ -146,7 +156,11 @@ def legalize_sort(op) -> None:
     avals = [mlir.aval_of(v) for v in op.operands]
     moved = [_moved_as(a) for a in avals]
     operands = [_bitcast(lb, x, a, m) for x, a, m in zip(op.operands, avals, moved)]
-    if use_network(avals[0].shape, dimension):
+    if kernels and use_kernel(avals[0].shape, dimension, avals[0].dtype, num_keys):
+        out = kernel_sort(lb, operands, avals, moved, dimension,
+                          lambda i: i > 0 and is_iota(operands[i], avals[i], dimension),
+                          lambda i: bool(list(op.results[i].uses)))
+    elif use_network(avals[0].shape, dimension):
         out = network_sort(lb, operands, avals, moved, num_keys, dimension)
     else:
         out = _short_sort(lb, operands, avals, moved, num_keys, dimension, is_stable)

@@ -19,9 +19,9 @@ PIPELINES: dict[str, str] = {
     # what jit hands to IREE; without source locations, so that the compile cache does not
     # depend on line numbers (the "stablehlo" stage keeps them)
     "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, strip-debuginfo",
-    # the same for GPU targets: no one-thread vector kernels of loops
-    "irax-jit-gpu": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels{vectors=false}, "
-                    "strip-debuginfo",
+    # the same for GPU targets: no one-thread kernels (vector loops, heapsorts)
+    "irax-jit-gpu": "irax-to-stablehlo, irax-legalize-iree{sort-kernels=false}, "
+                    "irax-loop-kernels{vectors=false}, strip-debuginfo",
     # irax-opt's full pipeline: verified, expanded, simplified and lowered
     "irax-default": "irax-verify, irax-expand-transforms, irax-partition, irax-shard, "
                     "irax-inline, irax-simplify, irax-lower-to-stablehlo",

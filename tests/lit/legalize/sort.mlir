@@ -1,4 +1,5 @@
 // RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-lower-to-stablehlo, irax-legalize-iree)' | filecheck %s
+// RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-lower-to-stablehlo, irax-legalize-iree{sort-kernels=false})' | filecheck %s --check-prefix=NOKERNEL
 
 // irax-legalize-iree's sort pattern: what IREE 3.13 needs of a stablehlo.sort lowered from irax.sort
 // (the portable form is in lower/sort.mlir).
@@ -124,4 +125,37 @@ func.func @threshold(%a: tensor<181xf32>, %b: tensor<182xf32>) -> (tensor<181xf3
   %0 = "irax.sort"(%a) {dimension = 0 : i64, is_stable = true} : (tensor<181xf32>) -> tensor<181xf32>
   %1 = "irax.sort"(%b) {dimension = 0 : i64, is_stable = true} : (tensor<182xf32>) -> tensor<182xf32>
   return %0, %1 : tensor<181xf32>, tensor<182xf32>
+}
+
+// -----
+
+// A long sort by one 32-bit key on a CPU: the key as an int32 of the same order (a
+// float's negative bits flipped, 0.0 for -0.0, the largest for NaN), packed with the
+// position into one i64, the pairs heap-sorted in place in one dispatch; argsort reads
+// the positions off the low halves (nothing gathered for the unread sorted keys).
+// CHECK-LABEL: func.func @kernel_argsort
+// CHECK-NOT: stablehlo.while
+// CHECK: stablehlo.bitcast_convert %{{.*}} : (tensor<5000xf32>) -> tensor<5000xi32>
+// CHECK: stablehlo.compare NE, %{{.*}}, %{{.*}}, FLOAT
+// CHECK: stablehlo.shift_left %{{.*}} : tensor<5000xi64>
+// CHECK: stablehlo.or %{{.*}} : tensor<5000xi64>
+// CHECK: stablehlo.optimization_barrier
+// CHECK: %[[S:.*]] = call @irax_heapsort_1x5000(%{{.*}}) : (tensor<5000xi64>) -> tensor<5000xi64>
+// CHECK: stablehlo.and %[[S]], %{{.*}} : tensor<5000xi64>
+// CHECK-NOT: stablehlo.gather
+// CHECK: return
+// CHECK-LABEL: func.func private @irax_heapsort_1x5000
+// CHECK: flow.dispatch.region -> (tensor<5000xi64>)
+// CHECK: scf.for
+// CHECK: scf.while
+// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: tensor.insert
+// CHECK: flow.return
+// NOKERNEL-LABEL: func.func @kernel_argsort
+// NOKERNEL-NOT: flow.dispatch.region
+// NOKERNEL: stablehlo.while
+func.func @kernel_argsort(%x: tensor<5000xf32>) -> tensor<5000xi32> {
+  %i = "irax.iota"() {shape = array<i64: 5000>, dtype = i32, dimension = 0} : () -> tensor<5000xi32>
+  %0:2 = "irax.sort"(%x, %i) {dimension = 0 : i64, is_stable = true} : (tensor<5000xf32>, tensor<5000xi32>) -> (tensor<5000xf32>, tensor<5000xi32>)
+  return %0#1 : tensor<5000xi32>
 }
