@@ -158,3 +158,20 @@ def test_gpu_programs_keep_loops_off_one_thread_kernels():
     f = irax.jit(_rnn(inp, ilax))
     text = f.lower(*_rnn_args()).as_text("iree-gpu")
     assert "flow.dispatch.region" not in text and "stablehlo.while" in text
+
+
+def test_kernels_export_for_other_cpus():
+    """A program holding a vector loop kernel and a heapsort kernel compiles for another
+    CPU (irax-expand-libm, which such targets run, leaves the kernels' scalar and vector
+    code alone; float64 transcendental functions keep their loop host-driven)."""
+    from irax import export
+
+    def f(w, u, b, xs, h0, keys):
+        h, ys = _rnn(inp, ilax)(w, u, b, xs, h0)
+        return h, inp.argsort(keys)
+
+    args = _rnn_args() + (np.random.default_rng(2).standard_normal(5000).astype(np.float32),)
+    text = irax.jit(f).lower(*args).as_text("iree")
+    assert text.count("flow.dispatch.region") == 2
+    exported = export.export(irax.jit(f), targets=["aarch64"])(*args)
+    assert "aarch64" in repr(exported)

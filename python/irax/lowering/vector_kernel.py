@@ -595,13 +595,14 @@ class _Emitter:
     def scalar_op(self, ip, o, vals, rtypes):
         """``o`` on scalars or vectors (``rtypes``: its result type as such)."""
         name = o.name
-        if name in _MATH:
-            if _info(o.results[0])[1] not in LK._FLOATS:
+        if name in _MATH or name == "stablehlo.logistic":
+            # float32 only: float64 ones would be libm calls, which exported programs for
+            # other CPUs cannot link (irax-expand-libm expands StableHLO's, not these)
+            if _info(o.results[0])[1] != "f32":
                 raise _Reject
+        if name in _MATH:
             return self.one(ip, _MATH[name], vals, rtypes[0])
         if name == "stablehlo.logistic":     # 1 / (1 + exp(-x)), as IREE converts it
-            if _info(o.results[0])[1] not in LK._FLOATS:
-                raise _Reject
             t = rtypes[0]
             neg = self.one(ip, "arith.negf", vals, t)
             ex = self.one(ip, "math.exp", [neg], t)

@@ -89,12 +89,17 @@ def _expandable(module) -> list:
     """``(expansion, op)`` for every op of ``module`` this pass rewrites."""
     todo = []
 
+    ir = mlir.ir()
+
     def visit(op):
-        table = _BY_DTYPE.get(mlir.aval_of(op.results[0]).dtype) if op.results else None
+        # (a kernel's dispatch region holds scalars and vectors: not StableHLO's to expand)
+        if not op.results or not isinstance(op.results[0].type, ir.RankedTensorType):
+            return ir.WalkResult.ADVANCE
+        table = _BY_DTYPE.get(mlir.aval_of(op.results[0]).dtype)
         expand = table.get(op_class(op)) if table else None
         if expand is not None:
             todo.append((expand, op))
-        return mlir.ir().WalkResult.ADVANCE
+        return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
     return todo
