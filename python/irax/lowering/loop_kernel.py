@@ -50,11 +50,11 @@ from irax.core.config import config
 from irax.dialect import funcs, mlir
 from irax.lowering.builder import LoweringBuilder
 
-_FLOATS = {"f32", "f64"}
+FLOATS = {"f32", "f64"}
 _INTS = {"i1", "i8", "i16", "i32", "i64"}
 
 #: stablehlo op -> (float op, signless-int op); None where the kind is not supported
-_BINARY = {
+BINARY = {
     "stablehlo.add": ("arith.addf", "arith.addi"),
     "stablehlo.subtract": ("arith.subf", "arith.subi"),
     "stablehlo.multiply": ("arith.mulf", "arith.muli"),
@@ -65,21 +65,21 @@ _BINARY = {
     "stablehlo.or": (None, "arith.ori"),
     "stablehlo.xor": (None, "arith.xori"),
 }
-_UNARY = {
+UNARY = {
     "stablehlo.negate": ("arith.negf", None),
     "stablehlo.abs": ("math.absf", "math.absi"),
     "stablehlo.sqrt": ("math.sqrt", None),
     "stablehlo.floor": ("math.floor", None),
     "stablehlo.ceil": ("math.ceil", None),
 }
-_FLOAT_CMP = {"EQ": "oeq", "NE": "une", "LT": "olt", "LE": "ole", "GT": "ogt", "GE": "oge"}
-_INT_CMP = {"EQ": "eq", "NE": "ne", "LT": "slt", "LE": "sle", "GT": "sgt", "GE": "sge"}
-_CMPF = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "one": 6, "ord": 7,
+FLOAT_CMP = {"EQ": "oeq", "NE": "une", "LT": "olt", "LE": "ole", "GT": "ogt", "GE": "oge"}
+INT_CMP = {"EQ": "eq", "NE": "ne", "LT": "slt", "LE": "sle", "GT": "sgt", "GE": "sge"}
+CMPF = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "one": 6, "ord": 7,
          "ueq": 8, "ugt": 9, "uge": 10, "ult": 11, "ule": 12, "une": 13, "uno": 14,
          "true": 15}
-_CMPI = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7,
+CMPI = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5, "ult": 6, "ule": 7,
          "ugt": 8, "uge": 9}
-_BOOL_CMP = dict(_INT_CMP, LT="ult", LE="ule", GT="ugt", GE="uge")
+BOOL_CMP = dict(INT_CMP, LT="ult", LE="ule", GT="ugt", GE="uge")
 _SHIFTS = {"stablehlo.shift_left": "arith.shli", "stablehlo.shift_right_logical": "arith.shrui",
            "stablehlo.shift_right_arithmetic": "arith.shrsi"}
 _OTHER = {"stablehlo.compare", "stablehlo.select", "stablehlo.convert", "stablehlo.constant",
@@ -88,21 +88,21 @@ _OTHER = {"stablehlo.compare", "stablehlo.select", "stablehlo.convert", "stableh
           "stablehlo.is_finite", "stablehlo.clamp", "func.call", "func.return"} | set(_SHIFTS)
 
 
-class _Reject(Exception):
+class Reject(Exception):
     pass
 
 
-def _shape_elem(t):
+def shape_elem(t):
     ir = mlir.ir()
     try:
         rt = ir.RankedTensorType(t)
     except ValueError:
-        raise _Reject from None
+        raise Reject from None
     if not rt.has_static_shape:
-        raise _Reject
+        raise Reject
     elem = str(rt.element_type)
-    if elem not in _FLOATS and elem not in _INTS:
-        raise _Reject
+    if elem not in FLOATS and elem not in _INTS:
+        raise Reject
     return tuple(rt.shape), elem
 
 
@@ -136,7 +136,7 @@ def _fits(s, shape) -> bool:
     return [d for d in s if d != 1] == [d for d in shape if d != 1]
 
 
-def _callee(call):
+def callee(call):
     """The entry block of the function a ``func.call`` in a loop calls (None: not here)."""
     module = funcs.enclosing_module(call)
     return None if module is None else funcs.callee_body(call, module)
@@ -146,8 +146,8 @@ def _table_gather(o) -> bool:
     """``table[idx]`` elementwise: a gather of single elements of a 1-D constant by an
     index per element (the ``tablelookups`` of irax's sin/cos reduction)."""
     table, idx = o.operands[0], o.operands[1]
-    ts, _ = _shape_elem(table.type)
-    is_, _ = _shape_elem(idx.type)
+    ts, _ = shape_elem(table.type)
+    is_, _ = shape_elem(idx.type)
     owner = table.owner
     if len(ts) != 1 or not is_ or is_[-1] != 1 or not hasattr(owner, "name") or \
             owner.name != "stablehlo.constant":
@@ -159,7 +159,7 @@ def _table_gather(o) -> bool:
 
 
 def _check_region_ops(op, shape, depth: int = 0):
-    """Raises _Reject unless every op nested in ``op`` (and in the functions it calls) is
+    """Raises Reject unless every op nested in ``op`` (and in the functions it calls) is
     supported on () or ``shape``."""
     for region in op.regions:
         for block in region.blocks:
@@ -168,60 +168,60 @@ def _check_region_ops(op, shape, depth: int = 0):
 
 def _check_block(block, shape, depth: int):
     for a in block.arguments:
-        if not _fits(_shape_elem(a.type)[0], shape):
-            raise _Reject
+        if not _fits(shape_elem(a.type)[0], shape):
+            raise Reject
     for o in block.operations:
         name = o.name
-        if name not in _BINARY and name not in _UNARY and name not in _OTHER:
-            raise _Reject
+        if name not in BINARY and name not in UNARY and name not in _OTHER:
+            raise Reject
         if name == "func.return":
             continue
         values = list(o.operands)[1 if name == "stablehlo.gather" else 0:] + list(o.results)
         for v in values:
-            s = _shape_elem(v.type)[0]
+            s = shape_elem(v.type)[0]
             if not _fits(s, shape) and not (name == "stablehlo.constant" and len(s) == 1):
-                raise _Reject
+                raise Reject
         if name == "stablehlo.constant":
             attr = mlir.ir().DenseElementsAttr(o.attributes["value"])
             if not attr.is_splat and not all(
                     u.owner.name == "stablehlo.gather" and u.operand_number == 0
                     for u in o.results[0].uses):
-                raise _Reject
+                raise Reject
         elif name == "stablehlo.gather":
             if not _table_gather(o):
-                raise _Reject
+                raise Reject
         elif name == "func.call":
-            body = _callee(o)
+            body = callee(o)
             if body is None or depth > 8:
-                raise _Reject
+                raise Reject
             _check_block(body, shape, depth + 1)
         elif name == "stablehlo.bitcast_convert":
             if _elem(o.operands[0]).width != _elem(o.results[0]).width:
-                raise _Reject
+                raise Reject
         elif name == "stablehlo.clamp" or name in _SHIFTS:
-            if _shape_elem(o.results[0].type)[1] not in _INTS - {"i1"} or \
-                    _shape_elem(o.operands[0].type)[0] != _shape_elem(o.results[0].type)[0]:
-                raise _Reject
+            if shape_elem(o.results[0].type)[1] not in _INTS - {"i1"} or \
+                    shape_elem(o.operands[0].type)[0] != shape_elem(o.results[0].type)[0]:
+                raise Reject
         elif name == "stablehlo.convert":
-            _convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
-        elif name in _BINARY or name in _UNARY:
-            table = _BINARY if name in _BINARY else _UNARY
+            convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
+        elif name in BINARY or name in UNARY:
+            table = BINARY if name in BINARY else UNARY
             fop, iop = table[name]
-            e = _shape_elem(o.results[0].type)[1]
-            if (fop if e in _FLOATS else iop) is None:
-                raise _Reject
+            e = shape_elem(o.results[0].type)[1]
+            if (fop if e in FLOATS else iop) is None:
+                raise Reject
         elif name == "stablehlo.compare":
             attrs = o.attributes
             kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
-            e = _shape_elem(o.operands[0].type)[1]
+            e = shape_elem(o.operands[0].type)[1]
             if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
-                raise _Reject
-        elif name == "stablehlo.not" and _shape_elem(o.results[0].type)[1] != "i1":
-            raise _Reject
+                raise Reject
+        elif name == "stablehlo.not" and shape_elem(o.results[0].type)[1] != "i1":
+            raise Reject
         elif name == "stablehlo.broadcast_in_dim":
-            s_in = _shape_elem(o.operands[0].type)[0]
-            if s_in not in ((), _shape_elem(o.results[0].type)[0]):
-                raise _Reject
+            s_in = shape_elem(o.operands[0].type)[0]
+            if s_in not in ((), shape_elem(o.results[0].type)[0]):
+                raise Reject
         _check_region_ops(o, shape, depth)
 
 
@@ -229,25 +229,25 @@ def _elem(v):
     return mlir.ir().RankedTensorType(v.type).element_type
 
 
-def _convert_name(src: str, dst: str):
+def convert_name(src: str, dst: str):
     if src == dst:
         return None
     width = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "f32": 32, "f64": 64}
-    if src in _FLOATS and dst in _FLOATS:
+    if src in FLOATS and dst in FLOATS:
         return "arith.extf" if width[dst] > width[src] else "arith.truncf"
-    if src in _INTS and dst in _FLOATS and src != "i1":
+    if src in _INTS and dst in FLOATS and src != "i1":
         return "arith.sitofp"
     if src in _INTS and dst in _INTS and "i1" not in (src, dst):
         return "arith.extsi" if width[dst] > width[src] else "arith.trunci"
-    if src in _FLOATS and dst in _INTS and dst != "i1":
+    if src in FLOATS and dst in _INTS and dst != "i1":
         return "arith.fptosi"
-    raise _Reject
+    raise Reject
 
 
 def qualifies(while_op) -> tuple | None:
     """The carries' common shape when ``while_op`` can become a kernel, else None."""
     try:
-        shapes = {_shape_elem(v.type)[0] for v in list(while_op.operands) + _captures(while_op)}
+        shapes = {shape_elem(v.type)[0] for v in list(while_op.operands) + _captures(while_op)}
         shapes.discard(())
         if len(shapes) > 1:
             return None
@@ -257,7 +257,7 @@ def qualifies(while_op) -> tuple | None:
             return None
         _check_region_ops(while_op, shape)
         return shape
-    except _Reject:
+    except Reject:
         return None
 
 
@@ -293,14 +293,14 @@ class _Emitter:
             outs = self.op(ip, o, env)
             for r, s in zip(o.results, outs):
                 env[r] = s
-        raise _Reject
+        raise Reject
 
     def op(self, ip, o, env):
         """The op's results: a list of lane scalars for each shaped one, else a scalar."""
         name = o.name
         vals = [env[v] for v in o.operands]
         if name == "func.call":
-            body = _callee(o)
+            body = callee(o)
             return self.block(ip, body, dict(zip(body.arguments, vals)))
         if name == "stablehlo.while":
             return self.while_(ip, o, vals, env)
@@ -322,7 +322,7 @@ class _Emitter:
 
     def spread(self, v, like):
         """``v`` as the value of ``like``: lanes for a shaped value, one scalar for 0-d."""
-        if _shape_elem(like.type)[0] == ():
+        if shape_elem(like.type)[0] == ():
             return v[0] if isinstance(v, list) else v
         return v if isinstance(v, list) else [v] * self.lanes
 
@@ -330,9 +330,9 @@ class _Emitter:
         """The scalar results of one element of ``o`` (operands: scalars, or tables)."""
         ir, name = self.ir, o.name
         rtypes = [_elem(r) for r in o.results]
-        if name in _BINARY or name in _UNARY:
-            fop, iop = (_BINARY if name in _BINARY else _UNARY)[name]
-            is_f = str(rtypes[0]) in _FLOATS
+        if name in BINARY or name in UNARY:
+            fop, iop = (BINARY if name in BINARY else UNARY)[name]
+            is_f = str(rtypes[0]) in FLOATS
             return self.create(ip, fop if is_f else iop, args, rtypes).results
         if name == "stablehlo.not":
             true = self.create(ip, "arith.constant", [], rtypes,
@@ -352,10 +352,10 @@ class _Emitter:
             inf = self.create(ip, "arith.constant", [], [t],
                               {"value": ir.FloatAttr.get(t, float("inf"))}).results[0]
             ax = self.create(ip, "math.absf", args, [t]).results[0]
-            pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMPF["olt"])
+            pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), CMPF["olt"])
             return self.create(ip, "arith.cmpf", [ax, inf], rtypes, {"predicate": pred}).results
         if name == "stablehlo.convert":
-            cv = _convert_name(str(_elem(o.operands[0])), str(rtypes[0]))
+            cv = convert_name(str(_elem(o.operands[0])), str(rtypes[0]))
             return args if cv is None else self.create(ip, cv, args, rtypes).results
         if name == "stablehlo.select":
             return self.create(ip, "arith.select", args, rtypes).results
@@ -363,19 +363,19 @@ class _Emitter:
             direction = str(o.attributes["comparison_direction"]).split()[-1].rstrip(">")
             e = str(_elem(o.operands[0]))
             i64 = ir.IntegerType.get_signless(64)
-            if e in _FLOATS:
-                pred = ir.IntegerAttr.get(i64, _CMPF[_FLOAT_CMP[direction]])
+            if e in FLOATS:
+                pred = ir.IntegerAttr.get(i64, CMPF[FLOAT_CMP[direction]])
                 return self.create(ip, "arith.cmpf", args, rtypes, {"predicate": pred}).results
-            table = _BOOL_CMP if e == "i1" else _INT_CMP  # booleans compare unsigned
-            pred = ir.IntegerAttr.get(i64, _CMPI[table[direction]])
+            table = BOOL_CMP if e == "i1" else INT_CMP  # booleans compare unsigned
+            pred = ir.IntegerAttr.get(i64, CMPI[table[direction]])
             return self.create(ip, "arith.cmpi", args, rtypes, {"predicate": pred}).results
-        raise _Reject
+        raise Reject
 
     def lookup(self, ip, o, args):
         """``table[clamp(i, 0, n - 1)]`` (a gather clamps its start indices the same way)."""
         ir = self.ir
         table, i = args[0].value, args[1]
-        n = _shape_elem(o.operands[0].type)[0][0]
+        n = shape_elem(o.operands[0].type)[0][0]
         it = _elem(o.operands[1])
 
         def const(v):
@@ -396,7 +396,7 @@ class _Emitter:
         width = self.create(ip, "arith.constant", [], [t],
                             {"value": ir.IntegerAttr.get(t, t.width)}).results[0]
         i64 = ir.IntegerType.get_signless(64)
-        pred = ir.IntegerAttr.get(i64, _CMPI["ult"])
+        pred = ir.IntegerAttr.get(i64, CMPI["ult"])
         inside = self.create(ip, "arith.cmpi", [amount, width], [ir.IntegerType.get_signless(1)],
                              {"predicate": pred}).results[0]
         if name == "stablehlo.shift_right_arithmetic":
@@ -420,7 +420,7 @@ class _Emitter:
     def regroup(self, scalars, like) -> list:
         out, k = [], 0
         for w in like:
-            if _shape_elem(w.type)[0] == ():
+            if shape_elem(w.type)[0] == ():
                 out.append(scalars[k])
                 k += 1
             else:
@@ -440,7 +440,7 @@ class _Emitter:
         env.update(zip(cond_src.arguments, self.regroup(list(before.arguments), carry)))
         (p,) = self.block(ir.InsertionPoint(before), cond_src, env)
         if isinstance(p, list):
-            raise _Reject
+            raise Reject
         self.create(ir.InsertionPoint(before), "scf.condition", [p, *before.arguments], [])
         after = w.regions[1].blocks.append(*types)
         env = dict(outer)
@@ -482,7 +482,7 @@ def rewrite(while_op, shape) -> None:
     inputs = list(while_op.operands) + _captures(while_op)
     ins, maps = [], []
     for v in inputs:
-        if _shape_elem(v.type)[0] == ():
+        if shape_elem(v.type)[0] == ():
             ins.append(v)
             maps.append(_map())
             continue
@@ -493,7 +493,7 @@ def rewrite(while_op, shape) -> None:
             maps.append(_map("d", j))
     results = list(while_op.results)
     out_types = [ir.RankedTensorType.get([rows], _elem(r))
-                 for r in results for _ in range(1 if _shape_elem(r.type)[0] == () else lanes)]
+                 for r in results for _ in range(1 if shape_elem(r.type)[0] == () else lanes)]
     outs = [em.create(ip, "tensor.empty", [], [t]).results[0] for t in out_types]
     maps += [_map("d") for _ in outs]
     par = ir.Attribute.parse("#linalg.iterator_type<parallel>")

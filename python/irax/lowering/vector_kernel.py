@@ -71,7 +71,7 @@ _MORE_BINARY = {"stablehlo.remainder": ("arith.remf", "arith.remsi")}
 _REDUCTIONS = {"stablehlo.add": ("add", "add"), "stablehlo.multiply": ("mul", "mul"),
                "stablehlo.maximum": ("maximumf", "maxsi"),
                "stablehlo.minimum": ("minimumf", "minsi")}
-#: StableHLO op -> the ``_Emitter`` method that emits it (others: ``elementwise``)
+#: StableHLO op -> the ``Emitter`` method that emits it (others: ``elementwise``)
 _RULES = {"stablehlo.constant": "constant", "stablehlo.broadcast_in_dim": "reshape",
           "stablehlo.reshape": "reshape", "stablehlo.dynamic_slice": "dynamic_slice",
           "stablehlo.dynamic_update_slice": "dynamic_update_slice",
@@ -81,11 +81,11 @@ _RULES = {"stablehlo.constant": "constant", "stablehlo.broadcast_in_dim": "resha
 _DOT_DIMS = re.compile(r"(\w+)_dimensions = \[([\d, ]*)\]")
 
 
-class _Reject(Exception):
-    pass
+#: raised where a loop has no vector form (the scalar kernel's, so one handler serves)
+Reject = LK.Reject
 
 
-class _KV:
+class KV:
     """A value in the kernel: ``kind`` "s" (a scalar), "v" (a vector of ``n``
     elements), "m" (a tensor in memory); ``inv``: the tensor defined outside the loop
     that it is (read only), else None."""
@@ -96,33 +96,30 @@ class _KV:
         self.kind, self.value, self.n, self.inv = kind, value, n, inv
 
 
-def _info(v):
+def info(v):
     """(shape, element type text) of a static tensor of a supported element type."""
-    try:
-        shape, elem = LK._shape_elem(v.type)
-    except LK._Reject:
-        raise _Reject from None
+    shape, elem = LK.shape_elem(v.type)
     if 0 in shape:
-        raise _Reject
+        raise Reject
     return shape, elem
 
 
-def _memory_type(v):
+def memory_type(v):
     """The tensor type of ``v``, which the kernel reads or writes: not of booleans, which
     IREE stores as bytes inside a dispatch (``tensor<i1>`` becomes ``tensor<i8>``)."""
     t = mlir.ir().RankedTensorType(v.type)
     if str(t.element_type) == "i1":
-        raise _Reject
+        raise Reject
     return t
 
 
-def _vector_like(shape) -> bool:
+def vector_like(shape) -> bool:
     """At most one dimension above 1, and small enough for registers."""
     return len(shape) > 0 and sum(d != 1 for d in shape) <= 1 and \
         int(np.prod(shape)) <= MAX_VECTOR
 
 
-class _Emitter:
+class Emitter:
     def __init__(self, loc):
         self.ir = mlir.ir()
         self.loc = loc
@@ -163,7 +160,7 @@ class _Emitter:
     def read(self, ip, tensor, indices, n):
         """``n`` consecutive elements of ``tensor`` from ``indices`` (index values)."""
         ir = self.ir
-        t = _memory_type(tensor)
+        t = memory_type(tensor)
         pad = self.const(ip, t.element_type, 0)
         attrs = {"in_bounds": ir.ArrayAttr.get([ir.BoolAttr.get(True)]),
                  "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(indices), 1, 0]),
@@ -173,7 +170,7 @@ class _Emitter:
 
     def write(self, ip, vector, tensor, indices):
         ir = self.ir
-        t = _memory_type(tensor)
+        t = memory_type(tensor)
         attrs = {"in_bounds": ir.ArrayAttr.get([ir.BoolAttr.get(True)]),
                  "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 1, len(indices), 0]),
                  "permutation_map": self._map(t.rank)}
@@ -189,13 +186,13 @@ class _Emitter:
         """``kv`` as a scalar (``like``: the StableHLO value it stands for)."""
         if kv.kind == "s":
             return kv.value
-        shape, _ = _info(like)
+        shape, _ = info(like)
         if int(np.prod(shape)) != 1:
-            raise _Reject
+            raise Reject
         if kv.kind == "v":
             return self.one(ip, "vector.extract", [kv.value], self.elem(like),
                             {"static_position": self.ir.DenseI64ArrayAttr.get([0])})
-        _memory_type(kv.value)
+        memory_type(kv.value)
         return self.loaded(ip, kv, "s", lambda at: self.one(
             at, "tensor.extract", [kv.value, *self.zeros(at, len(shape))], self.elem(like)))
 
@@ -203,9 +200,9 @@ class _Emitter:
         """``kv`` as a vector of ``like``'s elements."""
         if kv.kind == "v":
             return kv.value
-        shape, _ = _info(like)
-        if kv.kind == "s" or not _vector_like(shape):
-            raise _Reject
+        shape, _ = info(like)
+        if kv.kind == "s" or not vector_like(shape):
+            raise Reject
         return self.loaded(ip, kv, "v", lambda at: self.read(
             at, self.current(kv), self.zeros(at, len(shape)), int(np.prod(shape))))
 
@@ -223,18 +220,18 @@ class _Emitter:
         """``kv`` as a tensor of ``like``'s type."""
         if kv.kind == "m":
             return kv.value
-        _memory_type(like)
+        memory_type(like)
         if kv.kind == "s":
             return self.one(ip, "tensor.from_elements", [kv.value], like.type)
         empty = self.one(ip, "tensor.empty", [], like.type)
-        return self.write(ip, kv.value, empty, self.zeros(ip, len(_info(like)[0])))
+        return self.write(ip, kv.value, empty, self.zeros(ip, len(info(like)[0])))
 
     def copy(self, ip, tensor):
         """A copy of a matrix the loop writes, in a buffer of the dispatch's own: left as
         the operand (read only), bufferization would give the loop a stack copy."""
-        shape, _ = _info(tensor)
+        shape, _ = info(tensor)
         if len(shape) != 2 or shape[1] > MAX_VECTOR:
-            raise _Reject
+            raise Reject
         empty = self.one(ip, "tensor.empty", [], tensor.type)
 
         def step(bip, r, carried):
@@ -249,13 +246,13 @@ class _Emitter:
 
     def same_kind(self, ip, kv, like):
         """``kv`` converted to the kind a value of ``like``'s type has in the kernel."""
-        shape, _ = _info(like)
+        shape, _ = info(like)
         if shape == ():
-            return _KV("s", self.scalar(ip, kv, like))
-        if _vector_like(shape):
-            return _KV("v", self.vector(ip, kv, like), int(np.prod(shape)))
+            return KV("s", self.scalar(ip, kv, like))
+        if vector_like(shape):
+            return KV("v", self.vector(ip, kv, like), int(np.prod(shape)))
         if kv.kind != "m":
-            raise _Reject
+            raise Reject
         return kv
 
     # --- ops -------------------------------------------------------------------------
@@ -270,65 +267,65 @@ class _Emitter:
                 continue
             for r, kv in zip(o.results, self.op(ip, o, env)):
                 env[r] = kv
-        raise _Reject
+        raise Reject
 
     @staticmethod
     def get(env, v):
         kv = env.get(v)
-        return kv if kv is not None else _KV("m", v, inv=v)   # defined before the loop
+        return kv if kv is not None else KV("m", v, inv=v)   # defined before the loop
 
     def op(self, ip, o, env):
         name = o.name
         args = [self.get(env, v) for v in o.operands]
         if name == "func.call":
-            body = LK._callee(o)
+            body = LK.callee(o)
             if body is None:
-                raise _Reject
+                raise Reject
             return self.block(ip, body, dict(zip(body.arguments, args)))
         res = o.results[0] if len(o.results) == 1 else None
         if res is None:
-            raise _Reject
+            raise Reject
         rule = _RULES.get(name)
         if rule is not None:
             return [getattr(self, rule)(ip, o, args)]
-        return [self.elementwise(ip, o, args, _info(res)[0])]
+        return [self.elementwise(ip, o, args, info(res)[0])]
 
     def constant(self, ip, o, args):
         ir = self.ir
-        shape, _ = _info(o.results[0])
+        shape, _ = info(o.results[0])
         attr = ir.DenseElementsAttr(o.attributes["value"])
         res = o.results[0]
         if attr.is_splat and shape == ():
-            return _KV("s", self.one(ip, "arith.constant", [], self.elem(res),
+            return KV("s", self.one(ip, "arith.constant", [], self.elem(res),
                                      {"value": attr.get_splat_value()}))
-        if attr.is_splat and _vector_like(shape):
+        if attr.is_splat and vector_like(shape):
             n = int(np.prod(shape))
             t = self.vtype(n, self.elem(res))
             splat = ir.DenseElementsAttr.get_splat(t, attr.get_splat_value())
-            return _KV("v", self.one(ip, "arith.constant", [], t, {"value": splat}), n)
+            return KV("v", self.one(ip, "arith.constant", [], t, {"value": splat}), n)
         # a table: a tensor in the dispatch, read where it is used
         value = self.one(self.prologue, "arith.constant", [], res.type, {"value": attr})
-        return _KV("m", value, inv=value)
+        return KV("m", value, inv=value)
 
     def reshape(self, ip, o, args):
         kv, src, res = args[0], o.operands[0], o.results[0]
-        s_in, _ = _info(src)
-        s_out, _ = _info(res)
+        s_in, _ = info(src)
+        s_out, _ = info(res)
         n_in, n_out = int(np.prod(s_in)), int(np.prod(s_out))
         if n_in == n_out:                   # the same elements in the same order
             if s_out == ():
-                return _KV("s", self.scalar(ip, kv, src))
-            if _vector_like(s_out):
+                return KV("s", self.scalar(ip, kv, src))
+            if vector_like(s_out):
                 if kv.kind == "s":
-                    return _KV("v", self.one(ip, "vector.broadcast", [kv.value],
+                    return KV("v", self.one(ip, "vector.broadcast", [kv.value],
                                              self.vtype(1, self.elem(res))), 1)
-                return _KV("v", self.vector(ip, kv, src), n_out)
-            raise _Reject
-        if n_in == 1 and _vector_like(s_out):    # a splat
+                return KV("v", self.vector(ip, kv, src), n_out)
+            raise Reject
+        if n_in == 1 and vector_like(s_out):    # a splat
             s = self.scalar(ip, kv, src)
-            return _KV("v", self.one(ip, "vector.broadcast", [s],
+            return KV("v", self.one(ip, "vector.broadcast", [s],
                                      self.vtype(n_out, self.elem(res))), n_out)
-        raise _Reject
+        raise Reject
 
     def clamped(self, ip, kv, like, limit):
         """An index operand clamped to ``[0, limit]``, as an ``index``."""
@@ -342,13 +339,13 @@ class _Emitter:
         """The elements a slice of ``sizes`` takes are consecutive: all sizes 1 but the
         last."""
         if any(s != 1 for s in sizes[:-1]) or not sizes:
-            raise _Reject
+            raise Reject
         return sizes[-1]
 
     def current(self, kv):
         """``kv`` (a tensor) if it is a current version: not one written over."""
         if kv.kind != "m" or kv.value in self.spent:
-            raise _Reject
+            raise Reject
         return kv.value
 
     def overwrite(self, kv):
@@ -356,24 +353,24 @@ class _Emitter:
         t = self.current(kv)
         root = self.root.get(t)
         if root is None:                # a tensor from before the loop is read only
-            raise _Reject
+            raise Reject
         self.spent.add(t)
         return root
 
     def dynamic_slice(self, ip, o, args):
-        shape, _ = _info(o.operands[0])
+        shape, _ = info(o.operands[0])
         sizes = list(self.ir.DenseI64ArrayAttr(o.attributes["slice_sizes"]))
         n = self.row(shape, sizes)
         self.current(args[0])
         if n > MAX_VECTOR:
-            raise _Reject
+            raise Reject
         idx = [self.clamped(ip, kv, v, d - s)
                for kv, v, d, s in zip(args[1:], o.operands[1:], shape, sizes)]
-        return _KV("v", self.read(ip, args[0].value, idx, n), n)
+        return KV("v", self.read(ip, args[0].value, idx, n), n)
 
     def dynamic_update_slice(self, ip, o, args):
-        shape, _ = _info(o.operands[0])
-        ushape, _ = _info(o.operands[1])
+        shape, _ = info(o.operands[0])
+        ushape, _ = info(o.operands[1])
         self.row(shape, list(ushape))
         root = self.overwrite(args[0])
         if args[1].kind == "s":
@@ -385,19 +382,19 @@ class _Emitter:
                for kv, v, d, s in zip(args[2:], o.operands[2:], shape, ushape)]
         out = self.write(ip, vec, args[0].value, idx)
         self.root[out] = root
-        return _KV("m", out)
+        return KV("m", out)
 
     def slice(self, ip, o, args):
         ir = self.ir
         src, res = o.operands[0], o.results[0]
-        s_in, _ = _info(src)
-        s_out, _ = _info(res)
-        if args[0].kind == "s" or not _vector_like(s_in) or not _vector_like(s_out):
-            raise _Reject
+        s_in, _ = info(src)
+        s_out, _ = info(res)
+        if args[0].kind == "s" or not vector_like(s_in) or not vector_like(s_out):
+            raise Reject
         starts = list(ir.DenseI64ArrayAttr(o.attributes["start_indices"]))
         strides = list(ir.DenseI64ArrayAttr(o.attributes["strides"]))
         if any(s != 1 for s in strides):
-            raise _Reject
+            raise Reject
         start = next((a for a, d in zip(starts, s_in) if d != 1), 0)
         n = int(np.prod(s_out))
         v = self.vector(ip, args[0], src)
@@ -406,16 +403,16 @@ class _Emitter:
         attrs = {"offsets": i64s([ir.IntegerAttr.get(i64, start)]),
                  "sizes": i64s([ir.IntegerAttr.get(i64, n)]),
                  "strides": i64s([ir.IntegerAttr.get(i64, 1)])}
-        return _KV("v", self.one(ip, "vector.extract_strided_slice", [v],
+        return KV("v", self.one(ip, "vector.extract_strided_slice", [v],
                                  self.vtype(n, self.elem(res)), attrs), n)
 
     def concatenate(self, ip, o, args):
         """Vectors side by side (each written into a vector of the result's size)."""
         ir = self.ir
         res = o.results[0]
-        shape, _ = _info(res)
-        if not _vector_like(shape):
-            raise _Reject
+        shape, _ = info(res)
+        if not vector_like(shape):
+            raise Reject
         n = int(np.prod(shape))
         out = self.splat_like(ip, self.vtype(n, self.elem(res)), 0)
         i64 = ir.IntegerType.get_signless(64)
@@ -426,22 +423,22 @@ class _Emitter:
             attrs = {"offsets": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, at)]),
                      "strides": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, 1)])}
             out = self.one(ip, "vector.insert_strided_slice", [part, out], out.type, attrs)
-            at += int(np.prod(_info(v)[0]))
-        return _KV("v", out, n)
+            at += int(np.prod(info(v)[0]))
+        return KV("v", out, n)
 
     def transpose(self, ip, o, args):
         """A matrix defined before the loop, transposed there; a vector stays as it is."""
         src, kv = o.operands[0], args[0]
-        if _vector_like(_info(src)[0]) and kv.kind == "v":
+        if vector_like(info(src)[0]) and kv.kind == "v":
             return kv
-        if kv.kind != "m" or kv.inv is None or len(_info(src)[0]) != 2:
-            raise _Reject
+        if kv.kind != "m" or kv.inv is None or len(info(src)[0]) != 2:
+            raise Reject
         t = self.transposed(kv.inv, src)
-        return _KV("m", t, inv=t)
+        return KV("m", t, inv=t)
 
     def transposed(self, value, like):
         ir = self.ir
-        shape, _ = _info(like)
+        shape, _ = info(like)
         t = ir.RankedTensorType.get([shape[1], shape[0]], self.elem(like))
         tr = self.create(self.outer, "stablehlo.transpose", [value], [t],
                          {"permutation": ir.DenseI64ArrayAttr.get([1, 0])})
@@ -451,47 +448,47 @@ class _Emitter:
     def matrix(self, ip, kv, v, transpose: bool):
         """A matrix operand of a product, as a tensor whose rows are the contracted
         dimension's (transposed once, before the loop, when it must be)."""
-        shape, elem = _info(v)
+        shape, elem = info(v)
         self.current(kv)
-        if int(np.prod(shape)) > MAX_MATRIX or elem not in LK._FLOATS:
-            raise _Reject
+        if int(np.prod(shape)) > MAX_MATRIX or elem not in LK.FLOATS:
+            raise Reject
         if not transpose:
             return kv.value
         if kv.inv is None:           # a matrix the loop computes: not transposed per step
-            raise _Reject
+            raise Reject
         return self.transposed(kv.inv, v)
 
     def dot(self, ip, o, args):
         dims = {k: [int(x) for x in v.split(",") if x.strip()]
                 for k, v in _DOT_DIMS.findall(str(o.attributes["dot_dimension_numbers"]))}
         if dims.get("lhs_batching") or dims.get("rhs_batching"):
-            raise _Reject
+            raise Reject
         lc, rc = dims.get("lhs_contracting", []), dims.get("rhs_contracting", [])
         a, b = o.operands
-        sa, ea = _info(a)
-        sb, eb = _info(b)
+        sa, ea = info(a)
+        sb, eb = info(b)
         res = o.results[0]
-        if ea != eb or ea != _info(res)[1] or ea not in LK._FLOATS:
-            raise _Reject
+        if ea != eb or ea != info(res)[1] or ea not in LK.FLOATS:
+            raise Reject
         if not lc and not rc and len(sa) == 1 and len(sb) == 1 and \
                 sa[0] * sb[0] <= MAX_MATRIX:         # an outer product: added to a matrix
             va, vb = self.vector(ip, args[0], a), self.vector(ip, args[1], b)
-            return _KV("o", (va, vb), sa[0])
+            return KV("o", (va, vb), sa[0])
         if len(lc) != 1:
-            raise _Reject
+            raise Reject
         if len(sa) == 1 and len(sb) == 1:            # v . u
             va, vb = self.vector(ip, args[0], a), self.vector(ip, args[1], b)
             prod = self.one(ip, "arith.mulf", [va, vb], va.type)
             zero = self.const(ip, self.elem(res), 0)
-            return _KV("s", self.reduction(ip, "add", prod, zero))
+            return KV("s", self.reduction(ip, "add", prod, zero))
         if sorted((len(sa), len(sb))) != [1, 2]:
-            raise _Reject
+            raise Reject
         if len(sa) == 1:
             vec, vv, mat, mv, mc = args[0], a, args[1], b, rc[0]
         else:
             vec, vv, mat, mv, mc = args[1], b, args[0], a, lc[0]
         m = self.matrix(ip, mat, mv, transpose=mc == 1)
-        k_dim, n = _info(mv)[0][mc], _info(mv)[0][1 - mc]
+        k_dim, n = info(mv)[0][mc], info(mv)[0][1 - mc]
         v = self.vector(ip, vec, vv)
         e = self.elem(res)
         vt = self.vtype(n, e)
@@ -504,7 +501,7 @@ class _Emitter:
             hb = self.one(bip, "vector.broadcast", [hk], vt)
             return [self.one(bip, "vector.fma", [hb, row, carried[0]], vt)]
 
-        return _KV("v", self.loop(ip, k_dim, [acc], step)[0], n)
+        return KV("v", self.loop(ip, k_dim, [acc], step)[0], n)
 
     def element(self, ip, v, k, e):
         """Element ``k`` (an index value) of vector ``v``."""
@@ -533,28 +530,28 @@ class _Emitter:
 
     def reduce(self, ip, o, args):
         """A reduction of one vector to a scalar by add, multiply, max or min."""
-        if len(o.operands) != 2 or _info(o.results[0])[0] != ():
-            raise _Reject
+        if len(o.operands) != 2 or info(o.results[0])[0] != ():
+            raise Reject
         body = o.regions[0].blocks[0]
         ops = list(body.operations)
         if len(ops) != 2 or ops[0].name not in _REDUCTIONS or \
                 list(ops[0].operands) != list(body.arguments)[:2] or \
                 list(ops[1].operands) != [ops[0].results[0]]:
-            raise _Reject
+            raise Reject
         fk, ik = _REDUCTIONS[ops[0].name]
-        e = _info(o.results[0])[1]
+        e = info(o.results[0])[1]
         v = self.vector(ip, args[0], o.operands[0])
         init = self.scalar(ip, args[1], o.operands[1])
-        return _KV("s", self.reduction(ip, fk if e in LK._FLOATS else ik, v, init))
+        return KV("s", self.reduction(ip, fk if e in LK.FLOATS else ik, v, init))
 
     def add_outer(self, ip, o, args):
         """``M + a (x) b``: each row ``i`` of ``M`` plus ``a[i] * b`` (a multiply, then an
         add, as IREE computes the product and the sum)."""
         if o.name != "stablehlo.add" or {a.kind for a in args} != {"m", "o"}:
-            raise _Reject
+            raise Reject
         m, (va, vb) = (args[0], args[1].value) if args[0].kind == "m" else \
             (args[1], args[0].value)
-        rows, cols = _info(o.results[0])[0]
+        rows, cols = info(o.results[0])[0]
         e = self.elem(o.results[0])
         vt = self.vtype(cols, e)
 
@@ -570,7 +567,7 @@ class _Emitter:
         root = self.overwrite(m)
         out = self.loop(ip, rows, [m.value], step)[0]
         self.root[out] = root
-        return _KV("m", out)
+        return KV("m", out)
 
     def elementwise(self, ip, o, args, shape):
         """An elementwise op on scalars or on vectors of ``shape``'s elements."""
@@ -580,17 +577,17 @@ class _Emitter:
             return self.add_outer(ip, o, args)
         if shape == ():
             vals = [self.scalar(ip, kv, v) for kv, v in zip(args, o.operands)]
-            return _KV("s", self.scalar_op(ip, o, vals, [self.elem(res)]))
-        if not _vector_like(shape):
-            raise _Reject
+            return KV("s", self.scalar_op(ip, o, vals, [self.elem(res)]))
+        if not vector_like(shape):
+            raise Reject
         n = int(np.prod(shape))
         vals = []
         for kv, v in zip(args, o.operands):
-            if _info(v)[0] == () and name == "stablehlo.select":
+            if info(v)[0] == () and name == "stablehlo.select":
                 vals.append(self.scalar(ip, kv, v))      # one predicate for all
             else:
                 vals.append(self.vector(ip, kv, v))
-        return _KV("v", self.scalar_op(ip, o, vals, [self.vtype(n, self.elem(res))]), n)
+        return KV("v", self.scalar_op(ip, o, vals, [self.vtype(n, self.elem(res))]), n)
 
     def scalar_op(self, ip, o, vals, rtypes):
         """``o`` on scalars or vectors (``rtypes``: its result type as such)."""
@@ -598,8 +595,8 @@ class _Emitter:
         if name in _MATH or name == "stablehlo.logistic":
             # float32 only: float64 ones would be libm calls, which exported programs for
             # other CPUs cannot link (irax-expand-libm expands StableHLO's, not these)
-            if _info(o.results[0])[1] != "f32":
-                raise _Reject
+            if info(o.results[0])[1] != "f32":
+                raise Reject
         if name in _MATH:
             return self.one(ip, _MATH[name], vals, rtypes[0])
         if name == "stablehlo.logistic":     # 1 / (1 + exp(-x)), as IREE converts it
@@ -609,39 +606,39 @@ class _Emitter:
             one = self.splat_like(ip, t, 1.0)
             den = self.one(ip, "arith.addf", [ex, one], t)
             return self.one(ip, "arith.divf", [one, den], t)
-        if name not in LK._BINARY and name not in LK._UNARY and name not in _MORE_BINARY \
+        if name not in LK.BINARY and name not in LK.UNARY and name not in _MORE_BINARY \
                 and name not in (
                 "stablehlo.compare", "stablehlo.select", "stablehlo.convert",
                 "stablehlo.not", "stablehlo.is_finite", "stablehlo.clamp"):
-            raise _Reject
+            raise Reject
         if name == "stablehlo.is_finite":
-            raise _Reject            # kept simple: the scalar kernel has it
-        if name == "stablehlo.clamp" and _info(o.results[0])[1] in LK._FLOATS:
-            raise _Reject
+            raise Reject            # kept simple: the scalar kernel has it
+        if name == "stablehlo.clamp" and info(o.results[0])[1] in LK.FLOATS:
+            raise Reject
         if name == "stablehlo.compare":
             attrs = o.attributes
             kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
-            e = _info(o.operands[0])[1]
+            e = info(o.operands[0])[1]
             if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
-                raise _Reject
+                raise Reject
         if name == "stablehlo.convert":
-            LK._convert_name(_info(o.operands[0])[1], _info(o.results[0])[1])
+            LK.convert_name(info(o.operands[0])[1], info(o.results[0])[1])
         if name == "stablehlo.not":
-            if _info(o.results[0])[1] != "i1":
-                raise _Reject
+            if info(o.results[0])[1] != "i1":
+                raise Reject
             t = rtypes[0]
             true = self.splat_like(ip, t, 1)
             return self.one(ip, "arith.xori", [vals[0], true], t)
-        if name in LK._BINARY or name in LK._UNARY or name in _MORE_BINARY:
-            fop, iop = (LK._BINARY if name in LK._BINARY else LK._UNARY
-                        if name in LK._UNARY else _MORE_BINARY)[name]
-            is_f = _info(o.results[0])[1] in LK._FLOATS
+        if name in LK.BINARY or name in LK.UNARY or name in _MORE_BINARY:
+            fop, iop = (LK.BINARY if name in LK.BINARY else LK.UNARY
+                        if name in LK.UNARY else _MORE_BINARY)[name]
+            is_f = info(o.results[0])[1] in LK.FLOATS
             op_name = fop if is_f else iop
             if op_name is None:
-                raise _Reject
+                raise Reject
             return self.one(ip, op_name, vals, rtypes[0])
         if name == "stablehlo.convert":
-            cv = LK._convert_name(_info(o.operands[0])[1], _info(o.results[0])[1])
+            cv = LK.convert_name(info(o.operands[0])[1], info(o.results[0])[1])
             return vals[0] if cv is None else self.one(ip, cv, vals, rtypes[0])
         if name == "stablehlo.select":
             return self.one(ip, "arith.select", vals, rtypes[0])
@@ -653,13 +650,13 @@ class _Emitter:
     def compare(self, ip, o, vals, rtype):
         ir = self.ir
         direction = str(o.attributes["comparison_direction"]).split()[-1].rstrip(">")
-        e = _info(o.operands[0])[1]
+        e = info(o.operands[0])[1]
         i64 = ir.IntegerType.get_signless(64)
-        if e in LK._FLOATS:
-            pred = ir.IntegerAttr.get(i64, LK._CMPF[LK._FLOAT_CMP[direction]])
+        if e in LK.FLOATS:
+            pred = ir.IntegerAttr.get(i64, LK.CMPF[LK.FLOAT_CMP[direction]])
             return self.one(ip, "arith.cmpf", vals, rtype, {"predicate": pred})
-        table = LK._BOOL_CMP if e == "i1" else LK._INT_CMP   # booleans compare unsigned
-        pred = ir.IntegerAttr.get(i64, LK._CMPI[table[direction]])
+        table = LK.BOOL_CMP if e == "i1" else LK.INT_CMP   # booleans compare unsigned
+        pred = ir.IntegerAttr.get(i64, LK.CMPI[table[direction]])
         return self.one(ip, "arith.cmpi", vals, rtype, {"predicate": pred})
 
     def splat_like(self, ip, t, value):

@@ -1,6 +1,6 @@
 """Which ``stablehlo.while`` loops become vector kernels, and the rewrite: the loop's
 carries as scalars, vectors or tensors in one ``flow.dispatch.region``, its cond and body
-emitted by ``vector_kernel._Emitter`` into an ``scf.while`` (the IR before and after:
+emitted by ``vector_kernel.Emitter`` into an ``scf.while`` (the IR before and after:
 ``vector_kernel.py``). Carries whose results nothing reads are left out."""
 
 from __future__ import annotations
@@ -9,16 +9,15 @@ import numpy as np
 
 from irax.core.config import config
 from irax.dialect import mlir
-from irax.lowering import loop_kernel as LK
-from irax.lowering.vector_kernel import _KV, _Emitter, _info, _Reject, _vector_like
+from irax.lowering.vector_kernel import KV, Emitter, Reject, info, vector_like
 
 
 def _kind(v) -> str:
     """How a carry of ``v``'s type lives in the kernel."""
-    shape, _ = _info(v)
+    shape, _ = info(v)
     if shape == ():
         return "s"
-    return "v" if _vector_like(shape) else "m"
+    return "v" if vector_like(shape) else "m"
 
 
 def _live(while_op):
@@ -89,7 +88,7 @@ def rewrite(while_op) -> bool:
     """Replaces ``while_op`` by its kernel when every op of its loop has a form here;
     returns whether it did (else the module is as it was)."""
     ir = mlir.ir()
-    em = _Emitter(while_op.location)
+    em = Emitter(while_op.location)
     em.outer = ir.InsertionPoint(while_op)
     region = None
     try:
@@ -101,7 +100,7 @@ def rewrite(while_op) -> bool:
         carried = [i for i, r in enumerate(rets) if r != body_src.arguments[i] and i in live]
         kinds = {i: _kind(inits[i]) for i in carried}
         if not carried:
-            raise _Reject
+            raise Reject
         out_types = [inits[i].type for i in carried]
         region = em.create(em.outer, "flow.dispatch.region", [], out_types,
                            {"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])},
@@ -112,7 +111,7 @@ def rewrite(while_op) -> bool:
         em.prologue = tip
         starts, types = [], []
         for i in carried:
-            kv = _KV("m", inits[i], inv=inits[i])
+            kv = KV("m", inits[i], inv=inits[i])
             if kinds[i] == "s":
                 v = em.scalar(tip, kv, inits[i])
             elif kinds[i] == "v":
@@ -127,13 +126,13 @@ def rewrite(while_op) -> bool:
         def env_of(args):
             env = {}
             for i, a in enumerate(args):
-                env[a] = _KV("m", inits[i], inv=inits[i])
+                env[a] = KV("m", inits[i], inv=inits[i])
             return env
 
         def bind(env, src_args, block_args):
             for i, a in zip(carried, block_args):
-                n = int(np.prod(_info(inits[i])[0])) if kinds[i] == "v" else 1
-                env[src_args[i]] = _KV(kinds[i], a, n)
+                n = int(np.prod(info(inits[i])[0])) if kinds[i] == "v" else 1
+                env[src_args[i]] = KV(kinds[i], a, n)
                 if kinds[i] == "m":
                     em.root[a] = i
 
@@ -152,17 +151,17 @@ def rewrite(while_op) -> bool:
         for i in carried:       # a tensor carry yields its own latest version
             if kinds[i] == "m" and (outs[i].kind != "m" or em.root.get(outs[i].value) != i
                                     or outs[i].value in em.spent):
-                raise _Reject
+                raise Reject
         yields = [em.same_kind(aip, outs[i], inits[i]).value for i in carried]
         if [y.type for y in yields] != types:
-            raise _Reject
+            raise Reject
         em.create(aip, "scf.yield", yields, [])
         finals = []
         for i, r in zip(carried, loop.results):
-            n = int(np.prod(_info(inits[i])[0])) if kinds[i] == "v" else 1
-            finals.append(em.tensor(tip, _KV(kinds[i], r, n), inits[i]))
+            n = int(np.prod(info(inits[i])[0])) if kinds[i] == "v" else 1
+            finals.append(em.tensor(tip, KV(kinds[i], r, n), inits[i]))
         em.create(tip, "flow.return", finals, [])
-    except (_Reject, LK._Reject):
+    except Reject:
         if region is not None:
             region.erase()
         for op in reversed(em.made_outside):
