@@ -321,3 +321,30 @@ def test_a_partitioned_loop_runs_as_one_program(mesh):
     (entry,) = g._jitted._cache.values()
     assert entry.partitioned.program is False
     assert out.sharding == rows
+
+
+def test_results_left_open_keep_the_propagated_sharding(mesh):
+    """Results out_shardings leaves open come back as irax-partition propagated them, as
+    in JAX, whether the program runs per device on threads or as the one multi-device
+    program (a loop forces the latter)."""
+    a = _x(8, 6)
+    rows = NamedSharding(mesh, P("x"))
+
+    def f(v):
+        return jnp.tanh(v) * 2.0, jnp.sum(v)
+
+    def g(v):
+        return lax.fori_loop(0, 2, lambda i, c: c * 0.5, v) + 1.0
+
+    with config.override("irax_shard_map_threads_min_work", 0):
+        threaded = irax.jit(f, in_shardings=rows)(a)
+    with config.override("irax_shard_map_threads", False):
+        single = irax.jit(lambda v: f(v), in_shardings=rows)(a)
+    for t, s in zip(threaded, single):
+        assert t.sharding == s.sharding and t.sharding.mesh == mesh
+        np.testing.assert_allclose(np.asarray(t), np.asarray(s), rtol=1e-6)
+    assert single[0].sharding == rows and len(single[0].addressable_shards) == 4
+    out = irax.jit(g, in_shardings=rows, out_shardings=None)(a)    # one program
+    np.testing.assert_allclose(np.asarray(out), a * 0.25 + 1.0, rtol=1e-6)
+    # a loop has no sharding rule of its own: computed whole on every device, replicated
+    assert out.sharding == NamedSharding(mesh, P())

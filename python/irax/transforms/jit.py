@@ -47,7 +47,7 @@ from irax.transforms.layout import (
     placements,
     sharding_spec,
 )
-from irax.transforms.partitioned import Partitioned, run_threaded
+from irax.transforms.partitioned import Partitioned, propagated, run_threaded
 
 
 def _fun_name(fun) -> str:
@@ -621,6 +621,7 @@ class LaidOutJit:
             if out is None:
                 out = execute(entry, leaves) if entry.executable is not None else \
                     jitted._run(entry, leaves)
+                out = propagated(entry, out, self.out_shardings, lay_out)
         if self.out_shardings is not None:
             out = lay_out(out, self.out_shardings, "jit out_shardings", "outputs")
         return out

@@ -19,6 +19,8 @@ multi-device program instead, with the same values.
 
 from __future__ import annotations
 
+import threading
+
 from irax.core import tree_util
 from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
@@ -29,8 +31,9 @@ from irax.frontend.axes import emit_collective
 from irax.frontend.compile import clone_module
 from irax.frontend.trace import bind
 from irax.passes import run_pipeline
+from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
-from irax.transforms.layout import ir_mesh, partition_spec
+from irax.transforms.layout import ir_mesh, partition_spec, placements
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 
 
@@ -111,3 +114,30 @@ def run_threaded(entry, leaves, jit):
         return None
     outs = part(leaves, jit)
     return None if outs is None else tree_util.tree_unflatten(entry.out_tree, list(outs))
+
+
+_LOCK = threading.Lock()
+
+
+def propagated(entry, out, out_shardings, lay_out):
+    """The results of ``entry``'s one multi-device program laid out as ``irax-partition``
+    propagated them, where ``out_shardings`` leaves them open (None, or a None leaf): JAX
+    returns those shardings, and the program per device on threads leaves its shards so.
+    ``lay_out(leaf, sharding, api, what)`` puts one (``jit.lay_out``)."""
+    part = entry.partitioned
+    if part is None:
+        return out
+    if not isinstance(part, Partitioned):
+        with _LOCK:
+            if not isinstance(entry.partitioned, Partitioned):
+                entry.partitioned = Partitioned(entry.trace_module, entry.partitioned)
+        part = entry.partitioned
+    leaves, tree = tree_util.tree_flatten(out)
+    given = [None] * len(leaves) if out_shardings is None else \
+        placements(out, out_shardings, "jit out_shardings", "outputs")
+    if len(given) != len(leaves) or len(part.out_specs) != len(leaves):
+        return out
+    return tree_util.tree_unflatten(tree, [
+        leaf if g is not None else
+        lay_out(leaf, mesh_lib.NamedSharding(part.mesh, spec), "jit", "outputs")
+        for leaf, g, spec in zip(leaves, given, part.out_specs)])
