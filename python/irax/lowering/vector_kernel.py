@@ -29,12 +29,15 @@ After:
     %r:3 = flow.dispatch.region -> (tensor<i32>, tensor<64xf32>, tensor<1000x64xf32>) {
       %i0 = tensor.extract %c0[] : tensor<i32>
       %hv = vector.transfer_read %h0[%c0] ... : tensor<64xf32>, vector<64xf32>
-      %w:3 = scf.while (%i = %i0, %h = %hv, %ys = %e) : (i32, vector<64xf32>, tensor<...>) {
+      %ys0 = scf.for %r ... { ... }                        // %e copied, a row at a time
+      %w:3 = scf.while (%i = %i0, %h = %hv, %ys = %ys0) : (i32, vector<64xf32>, tensor<...>) {
         ...; scf.condition(%p) %i, %h, %ys
       } do {
         %x = vector.transfer_read %xs[%ic, %c0] ...          // the row of step i
-        %h0 = vector.extract %h[0] ...; %r0 = vector.transfer_read %w[%c0, %c0] ...
-        %a0 = vector.fma (broadcast %h0), %r0, %zero ...      // ... 64 rows
+        %d = scf.for %k = %c0 to %c64 step %c1 iter_args(%a = %zero) -> vector<64xf32> {
+          %hk = vector.extract %h[%k] ...; %row = vector.transfer_read %w[%k, %c0] ...
+          scf.yield (vector.fma (vector.broadcast %hk), %row, %a)
+        }
         %t = math.tanh ... : vector<64xf32>
         %ys1 = vector.transfer_write %t, %ys[%ic, %c0] ...
         scf.yield %i1, %t, %ys1
