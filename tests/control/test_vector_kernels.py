@@ -104,7 +104,9 @@ def test_the_gradient_of_an_rnn_runs_both_loops_as_kernels():
 def _mixed(np_mod, lax_mod):
     """A data-dependent while with many op forms: M @ v and v @ M.T, a dot product, a
     max reduction, gates sliced from one vector, logistic/exp/log1p/rsqrt, a select on a
-    scalar predicate, integer arithmetic converted to float, a 0-d float carry."""
+    scalar predicate, integer arithmetic converted to float, a 0-d float carry, and ops
+    emitted by the scalar kernel's translation on vectors (is_finite) and scalars
+    (shifts)."""
     def f(m, v0, n):
         def cond(c):
             i, v, s, k = c
@@ -121,7 +123,8 @@ def _mixed(np_mod, lax_mod):
             w = lax_mod.rsqrt(dot + 1.0) * h
             w = np_mod.where(top > 0.5, w, -w)
             w = w + (k % 3).astype(np_mod.float32) * 0.01
-            return i + 1, w, s + dot, k * 5 + 1
+            w = np_mod.where(np_mod.isfinite(w), w, 0.0)       # the scalar kernel's forms
+            return i + 1, w, s + dot, ((k * 5 + 1) << 2) >> 2   # (is_finite, shifts)
         return lax_mod.while_loop(cond, body, (0, v0, np_mod.float32(0), np_mod.int32(1)))
     return f
 
@@ -136,6 +139,7 @@ def test_a_while_loop_of_many_op_forms():
     args = _mixed_args()
     (on, text), (off, _) = _both(_mixed(inp, ilax), *args)
     assert "stablehlo.while" not in text and "vector.reduction" in text
+    assert "math.absf" in text and "arith.shli" in text and "arith.shrsi" in text
     want = jax.tree_util.tree_leaves(jax.jit(_mixed(jjnp, jax.lax))(*args))
     for a, b, c in zip(on, off, want):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

@@ -195,29 +195,8 @@ def _check_block(block, shape, depth: int):
             if body is None or depth > 8:
                 raise Reject
             _check_block(body, shape, depth + 1)
-        elif name == "stablehlo.bitcast_convert":
-            if _elem(o.operands[0]).width != _elem(o.results[0]).width:
-                raise Reject
-        elif name == "stablehlo.clamp" or name in _SHIFTS:
-            if shape_elem(o.results[0].type)[1] not in _INTS - {"i1"} or \
-                    shape_elem(o.operands[0].type)[0] != shape_elem(o.results[0].type)[0]:
-                raise Reject
-        elif name == "stablehlo.convert":
-            convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
-        elif name in BINARY or name in UNARY:
-            table = BINARY if name in BINARY else UNARY
-            fop, iop = table[name]
-            e = shape_elem(o.results[0].type)[1]
-            if (fop if e in FLOATS else iop) is None:
-                raise Reject
-        elif name == "stablehlo.compare":
-            attrs = o.attributes
-            kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
-            e = shape_elem(o.operands[0].type)[1]
-            if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
-                raise Reject
-        elif name == "stablehlo.not" and shape_elem(o.results[0].type)[1] != "i1":
-            raise Reject
+        elif name in ELEMENTWISE:
+            check_elementwise(o)
         elif name == "stablehlo.broadcast_in_dim":
             s_in = shape_elem(o.operands[0].type)[0]
             if s_in not in ((), shape_elem(o.results[0].type)[0]):
@@ -227,6 +206,54 @@ def _check_block(block, shape, depth: int):
 
 def _elem(v):
     return mlir.ir().RankedTensorType(v.type).element_type
+
+
+#: the elementwise ops ``Emitter.scalar_op`` emits (on scalars or on vectors)
+ELEMENTWISE = frozenset(BINARY) | frozenset(UNARY) | frozenset(_SHIFTS) | {
+    "stablehlo.bitcast_convert", "stablehlo.clamp", "stablehlo.convert",
+    "stablehlo.compare", "stablehlo.not", "stablehlo.select", "stablehlo.is_finite"}
+
+
+def check_elementwise(o) -> None:
+    """Raises Reject unless ``Emitter.scalar_op`` emits the elementwise op ``o`` (of
+    ``ELEMENTWISE``) for its operand and result types."""
+    name = o.name
+    if name == "stablehlo.bitcast_convert":
+        if _elem(o.operands[0]).width != _elem(o.results[0]).width:
+            raise Reject
+    elif name == "stablehlo.clamp" or name in _SHIFTS:
+        if shape_elem(o.results[0].type)[1] not in _INTS - {"i1"} or \
+                shape_elem(o.operands[0].type)[0] != shape_elem(o.results[0].type)[0]:
+            raise Reject
+    elif name == "stablehlo.convert":
+        convert_name(str(_elem(o.operands[0])), str(_elem(o.results[0])))
+    elif name in BINARY or name in UNARY:
+        fop, iop = (BINARY if name in BINARY else UNARY)[name]
+        if (fop if shape_elem(o.results[0].type)[1] in FLOATS else iop) is None:
+            raise Reject
+    elif name == "stablehlo.compare":
+        attrs = o.attributes
+        kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
+        e = shape_elem(o.operands[0].type)[1]
+        if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
+            raise Reject
+    elif name == "stablehlo.not" and shape_elem(o.results[0].type)[1] != "i1":
+        raise Reject
+    elif name not in ELEMENTWISE:
+        raise Reject
+
+
+def _scalar_type(t):
+    """The element type of a vector type, else ``t`` itself."""
+    ir = mlir.ir()
+    return ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+
+
+def _like(t, elem):
+    """``elem``, or a vector of it shaped as ``t`` when ``t`` is a vector type."""
+    ir = mlir.ir()
+    return ir.VectorType.get(ir.VectorType(t).shape, elem) if isinstance(t, ir.VectorType) \
+        else elem
 
 
 def convert_name(src: str, dst: str):
@@ -270,8 +297,9 @@ class _Table:
         self.value = value
 
 
-class _Emitter:
-    """Emits scalar code for the ops of a loop. A value of the loop's shape is a list of
+class ScalarEmitter:
+    """Emits scalar code for the ops of a loop (its ``constant`` and ``scalar_op`` also
+    serve the vector kernel, on vectors). A value of the loop's shape is a list of
     ``lanes`` scalars (elements ``j``, ``j + 1``, ... of one row: several independent
     chains that the CPU overlaps); a 0-d value is one scalar (the same for every element)."""
 
@@ -326,17 +354,29 @@ class _Emitter:
             return v[0] if isinstance(v, list) else v
         return v if isinstance(v, list) else [v] * self.lanes
 
-    def scalar_op(self, ip, o, args):
-        """The scalar results of one element of ``o`` (operands: scalars, or tables)."""
+    def constant(self, ip, t, value):
+        """An ``arith.constant`` of type ``t`` (a scalar type, or a vector type: a splat)."""
+        ir = self.ir
+        e = _scalar_type(t)
+        attr = ir.IntegerAttr.get(e, int(value)) if isinstance(e, (ir.IntegerType,
+                                                                   ir.IndexType)) \
+            else ir.FloatAttr.get(e, float(value))
+        if isinstance(t, ir.VectorType):
+            attr = ir.DenseElementsAttr.get_splat(t, attr)
+        return self.create(ip, "arith.constant", [], [t], {"value": attr}).results[0]
+
+    def scalar_op(self, ip, o, args, rtypes=None):
+        """The results of ``o`` on one element (operands: scalars, or tables), or on
+        vectors of elements (``args`` vectors, ``rtypes`` the vector result types: the
+        vector kernel's use)."""
         ir, name = self.ir, o.name
-        rtypes = [_elem(r) for r in o.results]
+        rtypes = rtypes or [_elem(r) for r in o.results]
         if name in BINARY or name in UNARY:
             fop, iop = (BINARY if name in BINARY else UNARY)[name]
-            is_f = str(rtypes[0]) in FLOATS
+            is_f = str(_scalar_type(rtypes[0])) in FLOATS
             return self.create(ip, fop if is_f else iop, args, rtypes).results
         if name == "stablehlo.not":
-            true = self.create(ip, "arith.constant", [], rtypes,
-                               {"value": ir.IntegerAttr.get(rtypes[0], 1)}).results[0]
+            true = self.constant(ip, rtypes[0], 1)
             return self.create(ip, "arith.xori", [args[0], true], rtypes).results
         if name == "stablehlo.gather":
             return [self.lookup(ip, o, args)]
@@ -348,14 +388,13 @@ class _Emitter:
             lo = self.create(ip, "arith.maxsi", [args[1], args[0]], rtypes).results[0]
             return self.create(ip, "arith.minsi", [lo, args[2]], rtypes).results
         if name == "stablehlo.is_finite":   # |x| < inf (false for NaN)
-            t = _elem(o.operands[0])
-            inf = self.create(ip, "arith.constant", [], [t],
-                              {"value": ir.FloatAttr.get(t, float("inf"))}).results[0]
+            t = args[0].type
+            inf = self.constant(ip, t, float("inf"))
             ax = self.create(ip, "math.absf", args, [t]).results[0]
             pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), CMPF["olt"])
             return self.create(ip, "arith.cmpf", [ax, inf], rtypes, {"predicate": pred}).results
         if name == "stablehlo.convert":
-            cv = convert_name(str(_elem(o.operands[0])), str(rtypes[0]))
+            cv = convert_name(str(_elem(o.operands[0])), str(_scalar_type(rtypes[0])))
             return args if cv is None else self.create(ip, cv, args, rtypes).results
         if name == "stablehlo.select":
             return self.create(ip, "arith.select", args, rtypes).results
@@ -393,19 +432,18 @@ class _Emitter:
         negative value shifted right arithmetically), unlike LLVM's (poison)."""
         ir = self.ir
         x, amount = args
-        width = self.create(ip, "arith.constant", [], [t],
-                            {"value": ir.IntegerAttr.get(t, t.width)}).results[0]
+        bits = _scalar_type(t).width
+        width = self.constant(ip, t, bits)
         i64 = ir.IntegerType.get_signless(64)
         pred = ir.IntegerAttr.get(i64, CMPI["ult"])
-        inside = self.create(ip, "arith.cmpi", [amount, width], [ir.IntegerType.get_signless(1)],
+        inside = self.create(ip, "arith.cmpi", [amount, width],
+                             [_like(t, ir.IntegerType.get_signless(1))],
                              {"predicate": pred}).results[0]
         if name == "stablehlo.shift_right_arithmetic":
-            last = self.create(ip, "arith.constant", [], [t],
-                               {"value": ir.IntegerAttr.get(t, t.width - 1)}).results[0]
+            last = self.constant(ip, t, bits - 1)
             amount = self.create(ip, "arith.select", [inside, amount, last], [t]).results[0]
             return self.create(ip, _SHIFTS[name], [x, amount], [t]).results[0]
-        zero = self.create(ip, "arith.constant", [], [t],
-                           {"value": ir.IntegerAttr.get(t, 0)}).results[0]
+        zero = self.constant(ip, t, 0)
         shifted = self.create(ip, _SHIFTS[name], [x, amount], [t]).results[0]
         return self.create(ip, "arith.select", [inside, shifted, zero], [t]).results[0]
 
@@ -477,7 +515,7 @@ def rewrite(while_op, shape) -> None:
     n = int(np.prod(shape, dtype=np.int64))
     lanes = lanes_for(n)
     rows = n // lanes
-    em = _Emitter(while_op.location, lanes)
+    em = ScalarEmitter(while_op.location, lanes)
     ip = ir.InsertionPoint(while_op)
     inputs = list(while_op.operands) + _captures(while_op)
     ins, maps = [], []

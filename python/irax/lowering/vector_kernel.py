@@ -51,11 +51,10 @@ than ``MAX_MATRIX`` elements, a matrix written in the loop) keeps IREE's form.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from irax.dialect import mlir
+from irax.dialect import raising as R
 from irax.lowering import loop_kernel as LK
 from irax.lowering.builder import LoweringBuilder
 
@@ -83,7 +82,6 @@ _RULES = {"stablehlo.constant": "constant", "stablehlo.broadcast_in_dim": "resha
           "stablehlo.dot_general": "dot", "stablehlo.reduce": "reduce",
           "stablehlo.slice": "slice", "stablehlo.concatenate": "concatenate",
           "stablehlo.transpose": "transpose"}
-_DOT_DIMS = re.compile(r"(\w+)_dimensions = \[([\d, ]*)\]")
 
 
 #: raised where a loop has no vector form (the scalar kernel's, so one handler serves)
@@ -91,14 +89,14 @@ Reject = LK.Reject
 
 
 class KV:
-    """A value in the kernel: ``kind`` "s" (a scalar), "v" (a vector of ``n``
-    elements), "m" (a tensor in memory); ``inv``: the tensor defined outside the loop
-    that it is (read only), else None."""
+    """A value in the kernel: ``kind`` "s" (a scalar), "v" (a vector), "m" (a tensor in
+    memory), "o" (an outer product, the pair of its vectors: only added to a matrix);
+    ``inv``: the tensor defined outside the loop that it is (read only), else None."""
 
-    __slots__ = ("kind", "value", "n", "inv")
+    __slots__ = ("kind", "value", "inv")
 
-    def __init__(self, kind, value, n=1, inv=None):
-        self.kind, self.value, self.n, self.inv = kind, value, n, inv
+    def __init__(self, kind, value, inv=None):
+        self.kind, self.value, self.inv = kind, value, inv
 
 
 def info(v):
@@ -137,6 +135,7 @@ class Emitter:
         self.root: dict = {}
         self.spent: set = set()
         self.index = self.ir.IndexType.get()
+        self.scalars = LK.ScalarEmitter(loc)
 
     def create(self, ip, name, operands, results, attributes=None, regions=0):
         return LoweringBuilder(ip, self.loc, []).create(name, operands, results,
@@ -146,12 +145,8 @@ class Emitter:
         return self.create(ip, name, operands, [result], attributes).results[0]
 
     def const(self, ip, t, value):
-        ir = self.ir
-        if isinstance(t, ir.IndexType) or isinstance(t, ir.IntegerType):
-            attr = ir.IntegerAttr.get(t, int(value))
-        else:
-            attr = ir.FloatAttr.get(t, float(value))
-        return self.one(ip, "arith.constant", [], t, {"value": attr})
+        """A constant of type ``t`` (a vector type: a splat)."""
+        return self.scalars.constant(ip, t, value)
 
     def vtype(self, n, elem):
         return self.ir.VectorType.get([n], elem)
@@ -202,11 +197,13 @@ class Emitter:
             at, "tensor.extract", [kv.value, *self.zeros(at, len(shape))], self.elem(like)))
 
     def vector(self, ip, kv, like):
-        """``kv`` as a vector of ``like``'s elements."""
+        """``kv`` as a vector of ``like``'s elements (a scalar: of one element)."""
         if kv.kind == "v":
             return kv.value
         shape, _ = info(like)
-        if kv.kind == "s" or not vector_like(shape):
+        if kv.kind == "s" and vector_like(shape) and int(np.prod(shape)) == 1:
+            return self.one(ip, "vector.broadcast", [kv.value], self.vtype(1, self.elem(like)))
+        if kv.kind != "m" or not vector_like(shape):
             raise Reject
         return self.loaded(ip, kv, "v", lambda at: self.read(
             at, self.current(kv), self.zeros(at, len(shape)), int(np.prod(shape))))
@@ -255,7 +252,7 @@ class Emitter:
         if shape == ():
             return KV("s", self.scalar(ip, kv, like))
         if vector_like(shape):
-            return KV("v", self.vector(ip, kv, like), int(np.prod(shape)))
+            return KV("v", self.vector(ip, kv, like))
         if kv.kind != "m":
             raise Reject
         return kv
@@ -302,12 +299,12 @@ class Emitter:
         res = o.results[0]
         if attr.is_splat and shape == ():
             return KV("s", self.one(ip, "arith.constant", [], self.elem(res),
-                                     {"value": attr.get_splat_value()}))
+                                    {"value": attr.get_splat_value()}))
         if attr.is_splat and vector_like(shape):
             n = int(np.prod(shape))
             t = self.vtype(n, self.elem(res))
             splat = ir.DenseElementsAttr.get_splat(t, attr.get_splat_value())
-            return KV("v", self.one(ip, "arith.constant", [], t, {"value": splat}), n)
+            return KV("v", self.one(ip, "arith.constant", [], t, {"value": splat}))
         # a table: a tensor in the dispatch, read where it is used
         value = self.one(self.prologue, "arith.constant", [], res.type, {"value": attr})
         return KV("m", value, inv=value)
@@ -320,16 +317,13 @@ class Emitter:
         if n_in == n_out:                   # the same elements in the same order
             if s_out == ():
                 return KV("s", self.scalar(ip, kv, src))
-            if vector_like(s_out):
-                if kv.kind == "s":
-                    return KV("v", self.one(ip, "vector.broadcast", [kv.value],
-                                             self.vtype(1, self.elem(res))), 1)
-                return KV("v", self.vector(ip, kv, src), n_out)
+            if vector_like(s_out):      # (a scalar reshaped to one element: from res)
+                return KV("v", self.vector(ip, kv, res if kv.kind == "s" else src))
             raise Reject
         if n_in == 1 and vector_like(s_out):    # a splat
             s = self.scalar(ip, kv, src)
             return KV("v", self.one(ip, "vector.broadcast", [s],
-                                     self.vtype(n_out, self.elem(res))), n_out)
+                                    self.vtype(n_out, self.elem(res))))
         raise Reject
 
     def clamped(self, ip, kv, like, limit):
@@ -371,18 +365,14 @@ class Emitter:
             raise Reject
         idx = [self.clamped(ip, kv, v, d - s)
                for kv, v, d, s in zip(args[1:], o.operands[1:], shape, sizes)]
-        return KV("v", self.read(ip, args[0].value, idx, n), n)
+        return KV("v", self.read(ip, args[0].value, idx, n))
 
     def dynamic_update_slice(self, ip, o, args):
         shape, _ = info(o.operands[0])
         ushape, _ = info(o.operands[1])
         self.row(shape, list(ushape))
         root = self.overwrite(args[0])
-        if args[1].kind == "s":
-            vec = self.one(ip, "vector.broadcast", [args[1].value],
-                           self.vtype(1, self.elem(o.operands[1])))
-        else:
-            vec = self.vector(ip, args[1], o.operands[1])
+        vec = self.vector(ip, args[1], o.operands[1])
         idx = [self.clamped(ip, kv, v, d - s)
                for kv, v, d, s in zip(args[2:], o.operands[2:], shape, ushape)]
         out = self.write(ip, vec, args[0].value, idx)
@@ -409,7 +399,7 @@ class Emitter:
                  "sizes": i64s([ir.IntegerAttr.get(i64, n)]),
                  "strides": i64s([ir.IntegerAttr.get(i64, 1)])}
         return KV("v", self.one(ip, "vector.extract_strided_slice", [v],
-                                 self.vtype(n, self.elem(res)), attrs), n)
+                                self.vtype(n, self.elem(res)), attrs))
 
     def concatenate(self, ip, o, args):
         """Vectors side by side (each written into a vector of the result's size)."""
@@ -419,17 +409,16 @@ class Emitter:
         if not vector_like(shape):
             raise Reject
         n = int(np.prod(shape))
-        out = self.splat_like(ip, self.vtype(n, self.elem(res)), 0)
+        out = self.const(ip, self.vtype(n, self.elem(res)), 0)
         i64 = ir.IntegerType.get_signless(64)
         at = 0
         for kv, v in zip(args, o.operands):
-            part = self.vector(ip, kv, v) if kv.kind != "s" else self.one(
-                ip, "vector.broadcast", [kv.value], self.vtype(1, self.elem(v)))
+            part = self.vector(ip, kv, v)
             attrs = {"offsets": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, at)]),
                      "strides": ir.ArrayAttr.get([ir.IntegerAttr.get(i64, 1)])}
             out = self.one(ip, "vector.insert_strided_slice", [part, out], out.type, attrs)
             at += int(np.prod(info(v)[0]))
-        return KV("v", out, n)
+        return KV("v", out)
 
     def transpose(self, ip, o, args):
         """A matrix defined before the loop, transposed there; a vector stays as it is."""
@@ -464,11 +453,11 @@ class Emitter:
         return self.transposed(kv.inv, v)
 
     def dot(self, ip, o, args):
-        dims = {k: [int(x) for x in v.split(",") if x.strip()]
-                for k, v in _DOT_DIMS.findall(str(o.attributes["dot_dimension_numbers"]))}
-        if dims.get("lhs_batching") or dims.get("rhs_batching"):
+        dims = R.fields(o, "dot_dimension_numbers")
+        if dims.get("lhs_batching_dimensions") or dims.get("rhs_batching_dimensions"):
             raise Reject
-        lc, rc = dims.get("lhs_contracting", []), dims.get("rhs_contracting", [])
+        lc = dims.get("lhs_contracting_dimensions", ())
+        rc = dims.get("rhs_contracting_dimensions", ())
         a, b = o.operands
         sa, ea = info(a)
         sb, eb = info(b)
@@ -478,7 +467,7 @@ class Emitter:
         if not lc and not rc and len(sa) == 1 and len(sb) == 1 and \
                 sa[0] * sb[0] <= MAX_MATRIX:         # an outer product: added to a matrix
             va, vb = self.vector(ip, args[0], a), self.vector(ip, args[1], b)
-            return KV("o", (va, vb), sa[0])
+            return KV("o", (va, vb))
         if len(lc) != 1:
             raise Reject
         if len(sa) == 1 and len(sb) == 1:            # v . u
@@ -506,7 +495,7 @@ class Emitter:
             hb = self.one(bip, "vector.broadcast", [hk], vt)
             return [self.one(bip, "vector.fma", [hb, row, carried[0]], vt)]
 
-        return KV("v", self.loop(ip, k_dim, [acc], step)[0], n)
+        return KV("v", self.loop(ip, k_dim, [acc], step)[0])
 
     def element(self, ip, v, k, e):
         """Element ``k`` (an index value) of vector ``v``."""
@@ -537,13 +526,10 @@ class Emitter:
         """A reduction of one vector to a scalar by add, multiply, max or min."""
         if len(o.operands) != 2 or info(o.results[0])[0] != ():
             raise Reject
-        body = o.regions[0].blocks[0]
-        ops = list(body.operations)
-        if len(ops) != 2 or ops[0].name not in _REDUCTIONS or \
-                list(ops[0].operands) != list(body.arguments)[:2] or \
-                list(ops[1].operands) != [ops[0].results[0]]:
+        kinds = _REDUCTIONS.get(R.reducer(o))
+        if kinds is None:
             raise Reject
-        fk, ik = _REDUCTIONS[ops[0].name]
+        fk, ik = kinds
         e = info(o.results[0])[1]
         v = self.vector(ip, args[0], o.operands[0])
         init = self.scalar(ip, args[1], o.operands[1])
@@ -592,10 +578,12 @@ class Emitter:
                 vals.append(self.scalar(ip, kv, v))      # one predicate for all
             else:
                 vals.append(self.vector(ip, kv, v))
-        return KV("v", self.scalar_op(ip, o, vals, [self.vtype(n, self.elem(res))]), n)
+        return KV("v", self.scalar_op(ip, o, vals, [self.vtype(n, self.elem(res))]))
 
     def scalar_op(self, ip, o, vals, rtypes):
-        """``o`` on scalars or vectors (``rtypes``: its result type as such)."""
+        """``o`` on scalars or vectors (``rtypes``: its result type as such): the math
+        functions and remainder here, every other elementwise op as the scalar kernel
+        emits it (``loop_kernel.check_elementwise``, ``ScalarEmitter.scalar_op``)."""
         name = o.name
         if name in _MATH or name == "stablehlo.logistic":
             # float32 only: float64 ones would be libm calls, which exported programs for
@@ -608,69 +596,12 @@ class Emitter:
             t = rtypes[0]
             neg = self.one(ip, "arith.negf", vals, t)
             ex = self.one(ip, "math.exp", [neg], t)
-            one = self.splat_like(ip, t, 1.0)
+            one = self.const(ip, t, 1.0)
             den = self.one(ip, "arith.addf", [ex, one], t)
             return self.one(ip, "arith.divf", [one, den], t)
-        if name not in LK.BINARY and name not in LK.UNARY and name not in _MORE_BINARY \
-                and name not in (
-                "stablehlo.compare", "stablehlo.select", "stablehlo.convert",
-                "stablehlo.not", "stablehlo.is_finite", "stablehlo.clamp"):
-            raise Reject
-        if name == "stablehlo.is_finite":
-            raise Reject            # kept simple: the scalar kernel has it
-        if name == "stablehlo.clamp" and info(o.results[0])[1] in LK.FLOATS:
-            raise Reject
-        if name == "stablehlo.compare":
-            attrs = o.attributes
-            kind = str(attrs["compare_type"]) if "compare_type" in attrs else ""
-            e = info(o.operands[0])[1]
-            if "TOTALORDER" in kind or ("UNSIGNED" in kind and e != "i1"):
-                raise Reject
-        if name == "stablehlo.convert":
-            LK.convert_name(info(o.operands[0])[1], info(o.results[0])[1])
-        if name == "stablehlo.not":
-            if info(o.results[0])[1] != "i1":
-                raise Reject
-            t = rtypes[0]
-            true = self.splat_like(ip, t, 1)
-            return self.one(ip, "arith.xori", [vals[0], true], t)
-        if name in LK.BINARY or name in LK.UNARY or name in _MORE_BINARY:
-            fop, iop = (LK.BINARY if name in LK.BINARY else LK.UNARY
-                        if name in LK.UNARY else _MORE_BINARY)[name]
-            is_f = info(o.results[0])[1] in LK.FLOATS
-            op_name = fop if is_f else iop
-            if op_name is None:
-                raise Reject
+        if name in _MORE_BINARY:
+            fop, iop = _MORE_BINARY[name]
+            op_name = fop if info(o.results[0])[1] in LK.FLOATS else iop
             return self.one(ip, op_name, vals, rtypes[0])
-        if name == "stablehlo.convert":
-            cv = LK.convert_name(info(o.operands[0])[1], info(o.results[0])[1])
-            return vals[0] if cv is None else self.one(ip, cv, vals, rtypes[0])
-        if name == "stablehlo.select":
-            return self.one(ip, "arith.select", vals, rtypes[0])
-        if name == "stablehlo.clamp":             # clamp(lo, x, hi) on integers
-            lo = self.one(ip, "arith.maxsi", [vals[1], vals[0]], rtypes[0])
-            return self.one(ip, "arith.minsi", [lo, vals[2]], rtypes[0])
-        return self.compare(ip, o, vals, rtypes[0])
-
-    def compare(self, ip, o, vals, rtype):
-        ir = self.ir
-        direction = str(o.attributes["comparison_direction"]).split()[-1].rstrip(">")
-        e = info(o.operands[0])[1]
-        i64 = ir.IntegerType.get_signless(64)
-        if e in LK.FLOATS:
-            pred = ir.IntegerAttr.get(i64, LK.CMPF[LK.FLOAT_CMP[direction]])
-            return self.one(ip, "arith.cmpf", vals, rtype, {"predicate": pred})
-        table = LK.BOOL_CMP if e == "i1" else LK.INT_CMP   # booleans compare unsigned
-        pred = ir.IntegerAttr.get(i64, LK.CMPI[table[direction]])
-        return self.one(ip, "arith.cmpi", vals, rtype, {"predicate": pred})
-
-    def splat_like(self, ip, t, value):
-        ir = self.ir
-        if isinstance(t, ir.VectorType):
-            e = ir.VectorType(t).element_type
-            attr = ir.IntegerAttr.get(e, int(value)) if isinstance(e, ir.IntegerType) \
-                else ir.FloatAttr.get(e, float(value))
-            return self.one(ip, "arith.constant", [], t,
-                            {"value": ir.DenseElementsAttr.get_splat(t, attr)})
-        return self.const(ip, t, value)
-
+        LK.check_elementwise(o)
+        return self.scalars.scalar_op(ip, o, vals, rtypes)[0]

@@ -5,8 +5,6 @@ emitted by ``vector_kernel.Emitter`` into an ``scf.while`` (the IR before and af
 
 from __future__ import annotations
 
-import numpy as np
-
 from irax.core.config import config
 from irax.dialect import mlir
 from irax.lowering.vector_kernel import KV, Emitter, Reject, info, vector_like
@@ -131,8 +129,7 @@ def rewrite(while_op) -> bool:
 
         def bind(env, src_args, block_args):
             for i, a in zip(carried, block_args):
-                n = int(np.prod(info(inits[i])[0])) if kinds[i] == "v" else 1
-                env[src_args[i]] = KV(kinds[i], a, n)
+                env[src_args[i]] = KV(kinds[i], a)
                 if kinds[i] == "m":
                     em.root[a] = i
 
@@ -158,8 +155,7 @@ def rewrite(while_op) -> bool:
         em.create(aip, "scf.yield", yields, [])
         finals = []
         for i, r in zip(carried, loop.results):
-            n = int(np.prod(info(inits[i])[0])) if kinds[i] == "v" else 1
-            finals.append(em.tensor(tip, KV(kinds[i], r, n), inits[i]))
+            finals.append(em.tensor(tip, KV(kinds[i], r), inits[i]))
         em.create(tip, "flow.return", finals, [])
     except Reject:
         if region is not None:
