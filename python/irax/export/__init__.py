@@ -191,7 +191,8 @@ def _compile(api, names, name, function, at_stage, in_tree, out_tree, in_avals, 
              donated, stablehlo) -> Exported:
     """Compiles the program for each target (``at_stage(stage)``: the program at the
     "iree" stage, or "iree-gpu" for a GPU target), its signature attached."""
-    n = num_devices(at_stage("iree"))
+    # the device count is the same at either stage: read it at the first target's
+    n = num_devices(at_stage(pipelines.iree_stage(_named(names[0], api).target.backend)))
     signature = {"format": _format.FORMAT, "irax": _version(), "iree": compiler_version(),
                  "function": name, "entry": function,
                  "in_tree": _format.encode_tree(in_tree, api),

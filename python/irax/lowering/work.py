@@ -139,16 +139,14 @@ def measure(module) -> Work:
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
             kernel = _enclosing(op, U.LinalgGeneric)
-            if kernel is None and _enclosing(op, U.FlowDispatchRegion) is not None:
-                pass                  # a vector kernel: one instance, on one thread
-            elif kernel is None:
-                work.host_loops = True
-                work.nested_loops = work.nested_loops or \
-                    _enclosing(op, U.StableHLOWhile) is not None
-            else:
+            if kernel is not None:     # a scalar kernel: the elements it loops for
                 shape = _shape(kernel.results[0]) if len(kernel.results) else None
                 work.kernel_elements = max(work.kernel_elements,
                                            math.prod(shape) if shape is not None else 0)
+            elif _enclosing(op, U.FlowDispatchRegion) is None:   # not a vector kernel's
+                work.host_loops = True
+                work.nested_loops = work.nested_loops or \
+                    _enclosing(op, U.StableHLOWhile) is not None
         elif cls is U.FuncCall and str(op.attributes["callee"]).startswith(_HOST):
             work.host_calls = True
         for r in op.results:

@@ -33,7 +33,7 @@ from irax.frontend.trace import bind
 from irax.passes import run_pipeline
 from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
-from irax.transforms.layout import ir_mesh, partition_spec, placements
+from irax.transforms.layout import ir_mesh, is_placement, partition_spec, placements
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 
 
@@ -125,7 +125,7 @@ def propagated(entry, out, out_shardings, lay_out):
     returns those shardings, and the program per device on threads leaves its shards so.
     ``lay_out(leaf, sharding, api, what)`` puts one (``jit.lay_out``)."""
     part = entry.partitioned
-    if part is None:
+    if part is None or is_placement(out_shardings):    # (one sharding given for all)
         return out
     if not isinstance(part, Partitioned):
         with _LOCK:
