@@ -51,28 +51,27 @@ def use_kernel(shape, dimension: int, key_dtype, num_keys: int) -> bool:
     return MIN_LENGTH <= n < 2 ** 31 and math.prod(shape[:-1]) <= MAX_ROWS
 
 
-def _full(lb, aval, value):
-    return lb.splat(lb.constant(np.asarray(value, aval.dtype)), aval)
-
-
 def _ordered_i32(lb, x, dtype):
     """``x`` as int32 values in the order the sort compares it (a total order: NaNs last,
     -0.0 equal to 0.0)."""
     shape = mlir.aval_of(x).shape
     aval = ShapedArray(shape, np.int32)
+
+    def full(value, dt=np.int32):
+        return lb.full(shape, value, np.dtype(dt))
+
     if dtype.kind == "f":
         bits = lb.op("stablehlo.bitcast_convert", [x], aval)
-        flipped = lb.op("stablehlo.xor", [bits, _full(lb, aval, 0x7FFFFFFF)], aval)
-        negative = lb.compare(bits, _full(lb, aval, 0), "LT")
+        flipped = lb.op("stablehlo.xor", [bits, full(0x7FFFFFFF)], aval)
+        negative = lb.compare(bits, full(0), "LT")
         k = lb.op("stablehlo.select", [negative, flipped, bits], aval)
-        zero = lb.compare(x, _full(lb, ShapedArray(shape, dtype), 0.0), "EQ")
-        k = lb.op("stablehlo.select", [zero, _full(lb, aval, 0), k], aval)
+        zero = lb.compare(x, full(0.0, dtype), "EQ")
+        k = lb.op("stablehlo.select", [zero, full(0), k], aval)
         nan = lb.compare(x, x, "NE")
-        return lb.op("stablehlo.select", [nan, _full(lb, aval, np.iinfo(np.int32).max), k],
-                     aval)
+        return lb.op("stablehlo.select", [nan, full(np.iinfo(np.int32).max), k], aval)
     if dtype == np.uint32:             # unsigned: the sign bit flipped
         bits = lb.op("stablehlo.bitcast_convert", [x], aval)
-        return lb.op("stablehlo.xor", [bits, _full(lb, aval, -(1 << 31))], aval)
+        return lb.op("stablehlo.xor", [bits, full(-(1 << 31))], aval)
     return x if dtype == np.int32 else lb.op("stablehlo.convert", [x], aval)
 
 
@@ -88,7 +87,7 @@ def kernel_sort(lb, operands, avals, moved, dimension, is_positions, used):
     key = _ordered_i32(lb, operands[0], avals[0].dtype)
     i64 = ShapedArray(shape, np.int64)
     high = lb.op("stablehlo.shift_left", [lb.op("stablehlo.convert", [key], i64),
-                                         _full(lb, i64, 32)], i64)
+                                         lb.full(shape, 32, np.dtype(np.int64))], i64)
     position = lb.iota(ShapedArray(shape, np.int64), dimension)
     packed = lb.op("stablehlo.or", [high, position], i64)
     flat = ShapedArray((rows * n,), np.int64)
@@ -97,7 +96,8 @@ def kernel_sort(lb, operands, avals, moved, dimension, is_positions, used):
     # its scalar stores outside a distributed loop
     packed = lb.op("stablehlo.optimization_barrier", [packed], flat)
     sorted_ = _heapsort(lb, packed, rows, n)
-    low = lb.op("stablehlo.and", [sorted_, _full(lb, flat, 0xFFFFFFFF)], flat)
+    mask = lb.full(flat.shape, 0xFFFFFFFF, np.dtype(np.int64))
+    low = lb.op("stablehlo.and", [sorted_, mask], flat)
     idx = lb.op("stablehlo.convert", [low], ShapedArray((rows * n,), np.int32))
     idx = lb.op("stablehlo.reshape", [idx], ShapedArray(shape, np.int32))
     out = []

@@ -139,6 +139,12 @@ def fast_reduce(op_cls, x, axes, keepdims):
     """``op(x)`` over ``axes`` (a non-empty tuple) for a concrete float32/float64
     ``irax.Array`` ``x`` outside any trace, as ``jnp.sum``/``prod``/``max``/``min`` with
     their defaults compute it (the result strongly typed); None otherwise."""
+    got = _reduced(op_cls, x, axes, keepdims)
+    return None if got is None else Array._from_host(*got)
+
+
+def _reduced(op_cls, x, axes, keepdims):
+    """``fast_reduce``'s NumPy result and its abstract value, or None."""
     if type(x) is not Array:
         return None
     aval = x.aval
@@ -152,7 +158,7 @@ def fast_reduce(op_cls, x, axes, keepdims):
     if keepdims:
         kept = tuple(1 if i in axes else d for i, d in enumerate(aval.shape))
         out, out_aval = out.reshape(kept), out_aval.update(shape=kept)
-    return Array._from_host(out, out_aval)
+    return out, out_aval
 
 
 def fast_select(cond, x, y):
@@ -179,12 +185,13 @@ def fast_mean(x, axes, keepdims):
     """``mean(x)`` over ``axes`` (non-empty, of non-zero sizes) for a concrete
     float32/float64 ``irax.Array``: the sum's rule divided by the count, as the full path
     computes it; None otherwise."""
-    total = fast_reduce(R.ReduceSum, x, axes, keepdims)
-    if total is None:
+    got = _reduced(R.ReduceSum, x, axes, keepdims)
+    if got is None:
         return None
-    count = np.asarray(math.prod(x.aval.shape[d] for d in axes), x.aval.dtype)
-    out = _evaluate(E.Div, [total._numpy(), count], {}, total.aval)
-    return None if out is None else Array._from_host(np.asarray(out, x.aval.dtype), total.aval)
+    total, aval = got
+    count = np.asarray(math.prod(x.aval.shape[d] for d in axes), aval.dtype)
+    out = _evaluate(E.Div, [total, count], {}, aval)
+    return None if out is None else Array._from_host(np.asarray(out, aval.dtype), aval)
 
 
 def fast_matmul(a, b):
