@@ -373,13 +373,17 @@ def _release_freed_memory() -> None:
 
 
 #: process-wide compiler options (not session options in IREE 3.13), set before the first
-#: compilation and part of every cache key: none. IREE 3.13's local-task driver races on
-#: the command buffers it records for loop bodies (docs/performance.md has the standalone
-#: reproducer); the two options that cure the race each miscompile other programs
-#: (--iree-hal-indirect-command-buffers=false: jnp.linalg.lstsq in one large module;
-#: --iree-hal-memoization=false: cholesky under vmap), so irax keeps loops off the thread
-#: pool instead (frontend/compile.py wants_threads).
-GLOBAL_FLAGS: tuple[str, ...] = ()
+#: compilation and part of every cache key. CPU code peels the remainder of a vectorized
+#: loop instead of masking every vector: IREE's default for x86 masks each load and store
+#: (``vmaskmovps``), which on AVX2 machines made a 100 MB elementwise kernel 2.6x slower
+#: than the same loop peeled (28 vs 10.8 ms; docs/performance.md).
+#: Not here: IREE 3.13's local-task driver races on the command buffers it records for
+#: loop bodies (docs/performance.md has the standalone reproducer); the two options that
+#: cure the race each miscompile other programs (--iree-hal-indirect-command-buffers=false:
+#: jnp.linalg.lstsq in one large module; --iree-hal-memoization=false: cholesky under
+#: vmap), so irax keeps loops off the thread pool instead (frontend/compile.py
+#: wants_threads).
+GLOBAL_FLAGS: tuple[str, ...] = ("--iree-llvmcpu-vector-pproc-strategy=peel",)
 _global_flags_set = []
 
 
