@@ -4,7 +4,8 @@
                              [--write-docs] [--list]
 
 Each workload (issue 15's table: ``--list`` names them) is timed for irax, JAX and NumPy
-(where NumPy can express it) in this process, repetitions alternating irax/JAX/NumPy,
+(where NumPy can express it) in this process, repetitions alternating irax/JAX (then
+NumPy's: OpenBLAS's spinning threads slowed whichever library ran after it),
 after one warm-up call (not for the cold-compile and warm-start rows); the table reports
 the median of each and the ratios irax/JAX and irax/NumPy (below 1: irax is faster).
 Each irax result is checked once against JAX's ("mismatch" in the notes otherwise); a
