@@ -16,6 +16,7 @@ from irax.passes import (  # noqa: F401,E402 - register the passes
     raise_stablehlo,
     shard,
     simplify,
+    split_reductions,
     symbol_dce,
     vectorize,
     verify,

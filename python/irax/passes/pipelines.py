@@ -18,7 +18,8 @@ PIPELINES: dict[str, str] = {
                          "irax-lower-to-stablehlo",
     # what jit hands to IREE; without source locations, so that the compile cache does not
     # depend on line numbers (the "stablehlo" stage keeps them)
-    "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, strip-debuginfo",
+    "irax-jit": "irax-to-stablehlo, irax-legalize-iree, irax-loop-kernels, "
+                "irax-split-reductions, strip-debuginfo",
     # the same for GPU targets: no one-thread kernels (vector loops, heapsorts)
     "irax-jit-gpu": "irax-to-stablehlo, irax-legalize-iree{sort-kernels=false}, "
                     "irax-loop-kernels{vectors=false}, strip-debuginfo",
