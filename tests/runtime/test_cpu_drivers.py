@@ -101,6 +101,27 @@ def test_auto_runs_large_contractions_on_the_thread_pool_and_the_rest_inline(aut
     np.testing.assert_allclose(np.asarray(again), (a * a + 2) @ (a * a + 2), rtol=1e-5)
 
 
+def test_auto_weighs_a_multi_device_program_per_device(auto_driver):
+    """The devices of one multi-device program run one after another, so the pool is for
+    a program whose every device has enough products to share out."""
+    old = config.jax_num_cpu_devices
+    config.update("jax_num_cpu_devices", 2)
+    try:
+        x = np.random.default_rng(1).standard_normal((2, 64, 64)).astype(np.float32)
+        f = lambda x: irax.pmap(lambda b: b @ b)(x)   # noqa: E731 - 64^3 a device
+        config.update("irax_cpu_threads_min_flops", 64 ** 3)
+        pooled, exe = _executable(f, x)
+        assert exe.threads
+        clear_executables()
+        config.update("irax_cpu_threads_min_flops", 64 ** 3 + 1)   # the two: 2 * 64^3
+        inline, exe = _executable(lambda x: f(x) + 0.0, x)
+        assert not exe.threads
+        for got in (pooled, inline):
+            np.testing.assert_allclose(np.asarray(got), x @ x, rtol=1e-5, atol=1e-4)
+    finally:
+        config.update("jax_num_cpu_devices", old)
+
+
 def test_loop_kernel_programs_time_both_drivers_and_keep_the_faster(auto_driver):
     """A program whose only loop is a loop kernel over several elements (no host-driven
     trip, so no IREE race) alternates its first calls between the calling thread and the

@@ -146,7 +146,8 @@ config.define("irax_shard_map_threads_min_work", 1 << 17,
               _nonnegative_int, env="IRAX_SHARD_MAP_THREADS_MIN_WORK")
 config.define("irax_cpu_threads_min_flops", 1 << 25,
               "Under irax_cpu_driver='auto': the multiply-adds of a program's matrix "
-              "products and convolutions from which it runs on the thread pool.",
+              "products and convolutions, per device of a multi-device program, from "
+              "which it runs on the thread pool.",
               _nonnegative_int, env="IRAX_CPU_THREADS_MIN_FLOPS")
 config.define("irax_cpu_data_tiling_min_flops", 1 << 24,
               "CPU programs whose matrix products and convolutions hold at least this many "
