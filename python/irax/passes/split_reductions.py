@@ -18,7 +18,8 @@ split, and only in modules without a ``stablehlo.while`` left (a loop IREE drive
 the host): in a batched ``eigh`` + ``svd`` program, splitting the Frobenius norm before
 the loops made IREE 3.13 return a wrong ``svd`` (correct again with
 ``--iree-hal-memoization=false`` or ``--iree-hal-indirect-command-buffers=false``: its
-command-buffer reuse around loops, as in the local-task race of docs/performance.md).
+command-buffer reuse around loops, as in the local-task race of docs/performance.md;
+reproducer: docs/repro/split_norm_memoization.py).
 
 Before:
     %0 = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1]
