@@ -58,21 +58,9 @@ def modules() -> tuple[str, str]:
 
 def _run_ignoring_loops(self, module) -> None:
     import irax.passes.split_reductions as sr
-    from irax.dialect import mlir
-    from irax.dialect import upstream as U
-    from irax.dialect.upstream import op_class
 
-    todo = []
-
-    def visit(op):
-        if op_class(op) is U.StableHLOReduce:
-            todo.append(op)
-        return mlir.ir().WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    for op in todo:
-        if op_class(op.operation.parent) is U.FuncFunc:
-            sr.split(op)
+    for op in sr.candidates(module)[0]:
+        sr.split(op)
 
 
 def run(text: str, extra=()):

@@ -125,11 +125,7 @@ class Reduction(Op):
     def lower(cls, lb, x, *, axes):
         dtype = lb.out_avals[0].dtype
         init = lb.constant(np.array(cls.identity(dtype)).astype(dtype))
-        op = lb.create("stablehlo.reduce", [x, init], [lb.type(lb.out_avals[0])],
-                       {"dimensions": lb.i64s(axes)}, regions=1)
-        block, body = lb.scalar_block(op, 0, [dtype])
-        body.ret([body.op(cls.combiner, list(block.arguments), ShapedArray((), dtype))])
-        return op.results[0]
+        return lb.reduce(x, init, axes, cls.combiner, lb.out_avals[0])
 
     @classmethod
     def batch(cls, b, args, dims, *, axes):

@@ -101,6 +101,18 @@ class StableHLOReduce(UpstreamOp):
     name = "stablehlo.reduce"
 
 
+class StableHLOAdd(UpstreamOp):
+    name = "stablehlo.add"
+
+
+class StableHLOMaximum(UpstreamOp):
+    name = "stablehlo.maximum"
+
+
+class StableHLOMinimum(UpstreamOp):
+    name = "stablehlo.minimum"
+
+
 class StableHLODot(UpstreamOp):
     name = "stablehlo.dot"
 

@@ -175,6 +175,15 @@ class LoweringBuilder:
     def ret(self, values):
         self.create("stablehlo.return", values, [])
 
+    def reduce(self, x, init, dims, combiner: str, out: ShapedArray):
+        """``stablehlo.reduce`` of ``x`` from ``init`` over ``dims``, its region applying
+        the binary StableHLO op ``combiner`` (``"stablehlo.add"`` for a sum)."""
+        op = self.create("stablehlo.reduce", [x, init], [self.type(out)],
+                         {"dimensions": self.i64s(dims)}, regions=1)
+        block, body = self.scalar_block(op, 0, [out.dtype])
+        body.ret([body.op(combiner, list(block.arguments), ShapedArray((), out.dtype))])
+        return op.results[0]
+
 
 def builder_at(op) -> LoweringBuilder:
     """A builder that inserts before ``op``, at its location, typed by its results (its

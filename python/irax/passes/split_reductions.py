@@ -50,11 +50,11 @@ from irax.passes.registry import ModulePass, register_pass
 #: the partial results kept side by side, most first
 LANES = (64, 32, 16, 8)
 
-#: combiner -> whether an init value is its identity
+#: combiner class -> whether an init value is its identity
 _IDENTITY = {
-    "stablehlo.add": lambda v: v == 0,
-    "stablehlo.maximum": lambda v: v == -np.inf,
-    "stablehlo.minimum": lambda v: v == np.inf,
+    U.StableHLOAdd: lambda v: v == 0,
+    U.StableHLOMaximum: lambda v: v == -np.inf,
+    U.StableHLOMinimum: lambda v: v == np.inf,
 }
 
 
@@ -66,22 +66,27 @@ class SplitReductions(ModulePass):
     name = "irax-split-reductions"
 
     def run(self, module) -> None:
-        todo, loops = [], []
-
-        def visit(op):
-            cls = op_class(op)
-            if cls is U.StableHLOReduce:
-                todo.append(op)
-            elif cls is U.StableHLOWhile:
-                loops.append(op)
-            return mlir.ir().WalkResult.ADVANCE
-
-        module.operation.walk(visit)
-        if loops:
-            return
-        for op in todo:
-            if op_class(op.operation.parent) is U.FuncFunc:   # not in a kernel's region
+        reduces, loops = candidates(module)
+        if not loops:
+            for op in reduces:
                 split(op)
+
+
+def candidates(module) -> tuple[list, bool]:
+    """The ``stablehlo.reduce`` ops directly in a function's body (not in a kernel's or a
+    loop's region), and whether ``module`` holds a ``stablehlo.while``."""
+    reduces, loops = [], []
+
+    def visit(op):
+        cls = op_class(op)
+        if cls is U.StableHLOReduce and op_class(op.operation.parent) is U.FuncFunc:
+            reduces.append(op)
+        elif cls is U.StableHLOWhile:
+            loops.append(op)
+        return mlir.ir().WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return reduces, bool(loops)
 
 
 def lanes(extent: int) -> int | None:
@@ -97,9 +102,10 @@ def split(op) -> bool:
     a = mlir.aval_of(x)
     if not a.is_static or a.ndim == 0 or not np.issubdtype(a.dtype, np.floating):
         return False
-    combiner = R.reducer(op)
+    name = R.reducer(op)
+    identity = _IDENTITY.get(U.UPSTREAM.get(name)) if name else None
     value = R.constant_value(init)
-    if combiner not in _IDENTITY or value is None or not _IDENTITY[combiner](value.item()):
+    if identity is None or value is None or not identity(value.item()):
         return False
     dims = sorted(R.i64s(op, "dimensions"))
     trailing = 0
@@ -116,16 +122,6 @@ def split(op) -> bool:
     grid = lb.op("stablehlo.reshape", [x], ShapedArray((*lead, extent // k, k), a.dtype))
     first_dims = [d for d in dims if d < len(lead)] + [len(lead)]
     kept = [n for i, n in enumerate(lead) if i not in dims]
-    partial = _reduce(lb, op, grid, init, first_dims, ShapedArray((*kept, k), a.dtype))
-    out = _reduce(lb, op, partial, init, [len(kept)], mlir.aval_of(op.results[0]))
-    replace_op(op, [out])
+    partial = lb.reduce(grid, init, first_dims, name, ShapedArray((*kept, k), a.dtype))
+    replace_op(op, [lb.reduce(partial, init, [len(kept)], name, mlir.aval_of(op.results[0]))])
     return True
-
-
-def _reduce(lb, op, x, init, dims, out: ShapedArray):
-    """A copy of reduce ``op`` (its region) over ``dims`` of ``x``."""
-    new = lb.create("stablehlo.reduce", [x, init], [lb.type(out)],
-                    {"dimensions": lb.i64s(dims)}, regions=1)
-    block, body = lb.scalar_block(new, 0, [out.dtype])
-    body.ret([body.op(R.reducer(op), list(block.arguments), ShapedArray((), out.dtype))])
-    return new.results[0]

@@ -47,7 +47,7 @@ from irax.transforms.layout import (
     placements,
     sharding_spec,
 )
-from irax.transforms.partitioned import Partitioned, propagated, run_threaded
+from irax.transforms.partitioned import partitioned, propagated, run_threaded
 
 
 def _fun_name(fun) -> str:
@@ -633,10 +633,7 @@ class LaidOutJit:
         if entry.partitioned is None or not config.irax_shard_map_threads or \
                 jitted.donate_argnums or jitted.donate_argnames:
             return None
-        if not isinstance(entry.partitioned, Partitioned):
-            with jitted._specs.lock:
-                if not isinstance(entry.partitioned, Partitioned):
-                    entry.partitioned = Partitioned(entry.trace_module, entry.partitioned)
+        partitioned(entry)
         return run_threaded(entry, leaves, jit)
 
     def _arg_specs(self, args) -> list:

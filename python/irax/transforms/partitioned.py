@@ -119,19 +119,24 @@ def run_threaded(entry, leaves, jit):
 _LOCK = threading.Lock()
 
 
+def partitioned(entry) -> Partitioned:
+    """``entry.partitioned`` (set by the trace to the mesh its program is partitioned over)
+    made a ``Partitioned`` on first use, once whatever the number of threads asking."""
+    if not isinstance(entry.partitioned, Partitioned):
+        with _LOCK:
+            if not isinstance(entry.partitioned, Partitioned):
+                entry.partitioned = Partitioned(entry.trace_module, entry.partitioned)
+    return entry.partitioned
+
+
 def propagated(entry, out, out_shardings, lay_out):
     """The results of ``entry``'s one multi-device program laid out as ``irax-partition``
     propagated them, where ``out_shardings`` leaves them open (None, or a None leaf): JAX
     returns those shardings, and the program per device on threads leaves its shards so.
     ``lay_out(leaf, sharding, api, what)`` puts one (``jit.lay_out``)."""
-    part = entry.partitioned
-    if part is None or is_placement(out_shardings):    # (one sharding given for all)
+    if entry.partitioned is None or is_placement(out_shardings):   # (one for all results)
         return out
-    if not isinstance(part, Partitioned):
-        with _LOCK:
-            if not isinstance(entry.partitioned, Partitioned):
-                entry.partitioned = Partitioned(entry.trace_module, entry.partitioned)
-        part = entry.partitioned
+    part = partitioned(entry)
     leaves, tree = tree_util.tree_flatten(out)
     given = [None] * len(leaves) if out_shardings is None else \
         placements(out, out_shardings, "jit out_shardings", "outputs")
