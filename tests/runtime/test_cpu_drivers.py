@@ -320,3 +320,76 @@ def test_a_program_iree_cannot_data_tile_compiles_without():
     want = grads(jax)(params, x, y)
     for a, b in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-4, atol=1e-6)
+
+
+def _iree_workers() -> dict[str, str]:
+    """Name -> allowed CPUs of this process's IREE worker threads."""
+    out = {}
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            lines = open(f"/proc/self/task/{tid}/status").read().splitlines()
+        except OSError:
+            continue
+        fields = dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+        if fields.get("Name", "").startswith("iree-worker"):
+            out[fields["Name"]] = fields["Cpus_allowed_list"]
+    return out
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="Linux /proc")
+def test_thread_pool_workers_are_unpinned_one_per_cpu(auto_driver):
+    from irax.runtime import devices
+
+    assert devices.task_flags() == [f"--task_topology_group_count={devices.available_cpus()}"]
+    old = config.irax_cpu_threads, config.irax_cpu_pin_threads
+    try:
+        config.update("irax_cpu_threads", 3)
+        assert devices.task_flags() == ["--task_topology_group_count=3"]
+        config.update("irax_cpu_pin_threads", True)
+        assert devices.task_flags() == []
+    finally:
+        config.update("irax_cpu_threads", old[0])
+        config.update("irax_cpu_pin_threads", old[1])
+    config.update("irax_cpu_threads_min_flops", 0)
+    a = np.ones((32, 32), np.float32)
+    _, exe = _executable(lambda a: a @ a, a)
+    assert exe.threads
+    workers = _iree_workers()
+    assert len(workers) == devices.available_cpus(), workers
+    mine = os.sched_getaffinity(0)
+    for name, cpus in workers.items():   # each may run on every CPU this process may
+        allowed = set()
+        for part in cpus.split(","):
+            lo, _, hi = part.partition("-")
+            allowed.update(range(int(lo), int(hi or lo) + 1))
+        assert allowed == mine, (name, cpus)
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux scheduling policies")
+def test_the_calling_thread_waits_for_the_pool_as_sched_batch(auto_driver):
+    seen = []
+
+    def policy(x):
+        seen.append(os.sched_getscheduler(0))   # host callbacks run on the calling thread
+        return x
+
+    def f(a):
+        b = irax.pure_callback(policy, irax.ShapeDtypeStruct(a.shape, a.dtype), a)
+        return b @ a
+
+    a = np.eye(16, dtype=np.float32)
+    config.update("irax_cpu_threads_min_flops", 0)
+    out, exe = _executable(f, a)
+    np.testing.assert_array_equal(np.asarray(out), a)
+    assert exe.threads and seen[-1] == os.SCHED_BATCH, seen
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER
+    old = config.irax_cpu_batch_waits
+    try:
+        config.update("irax_cpu_batch_waits", False)
+        irax.block_until_ready(irax.jit(f)(a))
+        assert seen[-1] == os.SCHED_OTHER
+    finally:
+        config.update("irax_cpu_batch_waits", old)
+    config.update("irax_cpu_threads_min_flops", 1 << 40)   # inline: the policy is left alone
+    _, exe_inline = _executable(lambda a: f(a) + 1.0, a)
+    assert not exe_inline.threads and seen[-1] == os.SCHED_OTHER

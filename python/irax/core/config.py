@@ -149,6 +149,21 @@ config.define("irax_cpu_threads_min_flops", 1 << 25,
               "products and convolutions, per device of a multi-device program, from "
               "which it runs on the thread pool.",
               _nonnegative_int, env="IRAX_CPU_THREADS_MIN_FLOPS")
+config.define("irax_cpu_threads", 0,
+              "Worker threads of IREE's CPU thread pool ('local-task'); 0: one per CPU "
+              "this process may run on. Read once, when the pool is created.",
+              _nonnegative_int, env="IRAX_CPU_THREADS")
+config.define("irax_cpu_pin_threads", False,
+              "Pin the CPU thread pool's workers to cores, one per physical core (IREE's "
+              "own topology; irax_cpu_threads is then ignored). False: the operating "
+              "system places them, so that a worker whose core another thread wants moves "
+              "to an idle one instead of waiting (docs/performance.md). Read once, when "
+              "the pool is created.", _bool, env="IRAX_CPU_PIN_THREADS")
+config.define("irax_cpu_batch_waits", True,
+              "While a program runs on IREE's CPU thread pool, the calling thread is "
+              "SCHED_BATCH (Linux), so that, woken at the program's end, it does not "
+              "preempt the worker that woke it (IREE 3.13's wait then spins for the rest "
+              "of a time slice; docs/performance.md).", _bool, env="IRAX_CPU_BATCH_WAITS")
 config.define("irax_cpu_data_tiling_min_flops", 1 << 24,
               "CPU programs whose matrix products and convolutions hold at least this many "
               "multiply-adds compile with IREE's data tiling and microkernels "

@@ -57,6 +57,11 @@ class Device:
                 hal = self._threads
         return hal
 
+    def pooled(self, threads: bool) -> bool:
+        """Whether a program run with ``threads`` runs on IREE's CPU thread pool."""
+        return self.platform == "cpu" and (
+            self.driver == "local-task" or (threads and self._threads_factory is not None))
+
     def hal_devices(self) -> list:
         """Every HAL device created for this device."""
         return [self.hal] + ([self._threads] if self._threads is not None else [])
@@ -99,9 +104,45 @@ def _available_platforms() -> list[str]:
     return out
 
 
+def task_flags() -> list[str]:
+    """IREE runtime flags of the CPU thread pool, from ``irax_cpu_threads`` and
+    ``irax_cpu_pin_threads``; IREE reads them when the ``local-task`` driver is created,
+    once per process.
+
+    IREE's own topology pins one worker to each physical core. A worker pinned to a core
+    that another thread wants (the Python thread between dispatches, a background compile,
+    another library's pool) waits for that core while its share of the dispatch holds up
+    the next barrier, although the other core may be idle: on a 2-core machine the MLP
+    training step took 5.7-6.0 ms pinned and 4.6-5.1 ms unpinned (docs/performance.md,
+    "Unpinned workers"). Unpinned workers (``--task_topology_group_count``) are placed by
+    the operating system."""
+    if config.irax_cpu_pin_threads:
+        return []
+    n = config.irax_cpu_threads or available_cpus()
+    return [f"--task_topology_group_count={min(n, MAX_WORKERS)}"]
+
+
+#: the most workers IREE 3.13's task system takes (--task_topology_max_group_count)
+MAX_WORKERS = 64
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, not the machine's count)."""
+    import os
+
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
+
+
 def _driver(name: str):
     drv = _drivers.get(name)
     if drv is None:
+        if name == "local-task":
+            flags = task_flags()
+            if flags:
+                runtime().flags.parse_flags(*flags)
         drv = _drivers[name] = runtime().get_driver(name)
     return drv
 
