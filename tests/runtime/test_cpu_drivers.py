@@ -250,7 +250,17 @@ def test_caching_allocator_reuses_result_memory_and_trims():
     irax.clear_caches()             # hands the kept buffers back
 
 
-def test_large_contractions_compile_with_data_tiling_and_match_jax():
+@pytest.fixture
+def data_tiling():
+    """IREE's data tiling as on a CPU without irax's AVX2 tiles (irax_cpu_matmul_tuning
+    off: programs with large contractions data-tile)."""
+    old = config.irax_cpu_matmul_tuning
+    config.update("irax_cpu_matmul_tuning", False)
+    yield
+    config.update("irax_cpu_matmul_tuning", old)
+
+
+def test_large_contractions_compile_with_data_tiling_and_match_jax(data_tiling):
     """A program whose products reach irax_cpu_data_tiling_min_flops compiles with IREE's
     data tiling and microkernels (a different code path for its matrix products): an MLP
     training step of the benchmark's size, against JAX; a small program keeps the plain
@@ -288,7 +298,7 @@ def test_large_contractions_compile_with_data_tiling_and_match_jax():
                                                        "").info["flags"])
 
 
-def test_a_program_iree_cannot_data_tile_compiles_without():
+def test_a_program_iree_cannot_data_tile_compiles_without(data_tiling):
     """jit(vmap(grad)) of the benchmark's MLP (per-example gradients, batch 128): IREE
     3.13's data tiling exceeds its stack limit on one dispatch ("exceeded stack allocation
     limit of 32768 bytes"); the program compiles without data tiling instead (a second

@@ -164,12 +164,18 @@ config.define("irax_cpu_batch_waits", True,
               "SCHED_BATCH (Linux), so that, woken at the program's end, it does not "
               "preempt the worker that woke it (IREE 3.13's wait then spins for the rest "
               "of a time slice; docs/performance.md).", _bool, env="IRAX_CPU_BATCH_WAITS")
+config.define("irax_cpu_matmul_tuning", True,
+              "On an x86-64 CPU with AVX2 and no AVX-512: programs whose contractions "
+              "reach irax_cpu_data_tiling_min_flops compile their float32 matrix products "
+              "in 6x16 register tiles (runtime/avx2_matmul_tuning.mlir, an IREE tuning "
+              "spec) instead of with IREE's data tiling (docs/performance.md).", _bool,
+              env="IRAX_CPU_MATMUL_TUNING")
 config.define("irax_cpu_data_tiling_min_flops", 1 << 24,
               "CPU programs whose matrix products and convolutions hold at least this many "
-              "multiply-adds compile with IREE's data tiling and microkernels "
-              "(--iree-opt-data-tiling --iree-llvmcpu-enable-ukernels=all: about 20 % "
-              "faster MLP and attention steps on an AVX2 machine, docs/performance.md); "
-              "0: every CPU program.", _nonnegative_int,
+              "multiply-adds compile their products with irax's AVX2 tiles "
+              "(irax_cpu_matmul_tuning) or else with IREE's data tiling and microkernels "
+              "(--iree-opt-data-tiling --iree-llvmcpu-enable-ukernels=all; "
+              "docs/performance.md); 0: every CPU program.", _nonnegative_int,
               env="IRAX_CPU_DATA_TILING_MIN_FLOPS")
 config.define("irax_cpu_allocator", "caching",
               "Buffer allocator of CPU devices: 'caching' keeps freed buffers (up to "

@@ -30,7 +30,9 @@ from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import (
+    AVX2_TUNING_FLAGS,
     DATA_TILING_FLAGS,
+    avx2_matmul_tiles,
     cached_by_key,
     compile_keyed,
     key_of,
@@ -131,7 +133,8 @@ class Program:
         self.work = measure(module)
         if target.backend == "llvm-cpu" and self.work.flops >= \
                 config.irax_cpu_data_tiling_min_flops:
-            target = dataclasses.replace(target, extra=target.extra + DATA_TILING_FLAGS)
+            extra = AVX2_TUNING_FLAGS if avx2_matmul_tiles(target) else DATA_TILING_FLAGS
+            target = dataclasses.replace(target, extra=target.extra + extra)
         self.target = target
         self.key, self.info = key_of(self.code, target)
         self.group = group

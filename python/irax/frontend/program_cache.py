@@ -40,8 +40,8 @@ _SUFFIX = ".program"
 
 @functools.cache
 def sources_digest() -> str:
-    """A digest of the path, size and modification time of irax's Python sources (about
-    a millisecond: one ``stat`` per file, no path arithmetic)."""
+    """A digest of the path, size and modification time of irax's Python sources and its
+    tuning specs (about a millisecond: one ``stat`` per file, no path arithmetic)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = []
 
@@ -52,7 +52,7 @@ def sources_digest() -> str:
             if e.is_dir(follow_symlinks=False):
                 if e.name != "__pycache__":
                     walk(e.path, f"{rel}{e.name}/")
-            elif e.name.endswith(".py"):
+            elif e.name.endswith((".py", ".mlir")):
                 st = e.stat()
                 parts.append(f"{rel}{e.name}:{st.st_size}:{st.st_mtime_ns}")
 
@@ -65,7 +65,7 @@ def key(entry, platform: str, function: str) -> str:
     code = compiler.module_bytecode(entry.trace_module)
     flags = compiler.target_for_platform(platform, 0).flags() + compiler.GLOBAL_FLAGS
     return cache.make_key(b"irax-program", code, repr(config.trace_key), function,
-                          "\0".join(flags),
+                          "\0".join(compiler.keyed_flags(flags)),
                           compiler.compiler_version(), compiler.CACHE_VERSION,
                           sources_digest())
 

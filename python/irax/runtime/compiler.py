@@ -106,6 +106,64 @@ config.on_change(_on_config_change)
 CUDA_IN_IR = ("sm_90",)
 
 
+#: the tuning spec of float32 matrix products on x86-64 CPUs with AVX2 and no AVX-512
+AVX2_MATMUL_TUNING = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "avx2_matmul_tuning.mlir")
+_TUNING_FLAG = "--iree-codegen-tuning-spec-path="
+
+
+@functools.lru_cache(maxsize=None)
+def host_cpu_features() -> frozenset[str]:
+    """The flags of this machine's CPU as Linux lists them (empty elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def avx2_matmul_tiles(target: Target | None = None) -> bool:
+    """Whether ``target`` (default: this machine's CPU) compiles the float32 matrix
+    products of programs with large contractions with ``AVX2_MATMUL_TUNING``
+    (``AVX2_TUNING_FLAGS``, ``irax_cpu_matmul_tuning``) instead of IREE's data tiling,
+    which the tiles beat (docs/performance.md, "Matrix products in 6x16 tiles"): an
+    llvm-cpu target for this host, whose CPU has AVX2 and FMA but no AVX-512, the spec's
+    tile shape being chosen for its 16 vector registers of 8 floats."""
+    target = target or Target()
+    if not config.irax_cpu_matmul_tuning or target.backend != "llvm-cpu":
+        return False
+    if target.cpu != "host" or target.triple:
+        return False
+    features = host_cpu_features()
+    return {"avx2", "fma"} <= features and "avx512f" not in features
+
+
+#: the flags of a program compiled with the tuning spec. IREE 3.13 deadlocks compiling
+#: with a tuning spec on several threads (one of its workers, loading the spec under a
+#: mutex, verifies it in parallel, picks up another executable's pipeline while it
+#: waits, and blocks on the mutex it holds: seen in one compile of 19 in-process, and on
+#: the first of iree-compile's): such programs compile in an ``iree-compile`` process of
+#: their own on one thread (``compile_keyed``)
+AVX2_TUNING_FLAGS = (_TUNING_FLAG + AVX2_MATMUL_TUNING, "--mlir-disable-threading")
+#: flags only an ``iree-compile`` process takes (a compilation with one is isolated)
+PROCESS_FLAGS = ("--mlir-disable-threading",)
+
+
+@functools.lru_cache(maxsize=None)
+def _file_digest(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def keyed_flags(flags) -> tuple[str, ...]:
+    """``flags`` as cache keys hold them: a tuning spec by its content, not its path."""
+    return tuple(_TUNING_FLAG + _file_digest(f[len(_TUNING_FLAG):])
+                 if f.startswith(_TUNING_FLAG) else f for f in flags)
+
+
 @dataclass(frozen=True)
 class Target:
     """A compilation target: an IREE backend plus its flags.
@@ -280,7 +338,7 @@ def key_of(code: bytes, target: Target) -> tuple[str, dict]:
     in the disk entry and checked when it is read)."""
     flags = target.flags() + GLOBAL_FLAGS
     version = compiler_version()
-    key = cache.make_key(code, "\0".join(flags), version, CACHE_VERSION)
+    key = cache.make_key(code, "\0".join(keyed_flags(flags)), version, CACHE_VERSION)
     return key, {"compiler": version, "flags": list(flags), "irax_cache_version": CACHE_VERSION,
                  "module_sha256": hashlib.sha256(code).hexdigest()}
 
@@ -319,6 +377,7 @@ def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
     was seen to crash: a crash there is an error here, not the end of this process)."""
     flags = tuple(info["flags"])
     start = time.perf_counter()
+    isolate = isolate or any(f in PROCESS_FLAGS for f in flags)
     invoke = _invoke_iree_process if isolate else _invoke_iree
     try:
         vmfb = invoke(code, flags, name)
