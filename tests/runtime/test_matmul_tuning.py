@@ -129,6 +129,14 @@ def test_the_spec_is_used_on_avx2_hosts_only_and_keyed_by_content(tmp_path):
     assert bool(set(compiler.DATA_TILING_FLAGS) & set(flags)) == (not avx2), flags
     small = _flags(f, big[:8, :8])
     assert not set(compiler.AVX2_TUNING_FLAGS + compiler.DATA_TILING_FLAGS) & set(small)
+    # a product reducing over (or producing) AVX2_TILES_MAX_EXTENT columns keeps data tiling
+    n = compiler.AVX2_TILES_MAX_EXTENT      # 64 x n x 256 multiply-adds: 2^24 for n = 1024
+    long_k = rng.standard_normal((64, n)).astype(np.float32), np.ones((n, 256), np.float32)
+    wide_n = rng.standard_normal((64, 256)).astype(np.float32), np.ones((256, n), np.float32)
+    for a, b in (long_k, wide_n):
+        flags = _flags(irax.jit(lambda a, b: a @ b), a, b)
+        assert compiler.AVX2_TUNING_FLAGS[0] not in flags, (a.shape, b.shape)
+        assert set(compiler.DATA_TILING_FLAGS) <= set(flags), (a.shape, b.shape)
     # never for another CPU, another backend, or with the option off
     assert not compiler.avx2_matmul_tiles(compiler.Target(triple="aarch64-linux-gnu"))
     assert not compiler.avx2_matmul_tiles(compiler.Target(backend="vmvx"))

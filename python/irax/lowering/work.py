@@ -30,6 +30,8 @@ from irax.dialect import mlir
 from irax.dialect import upstream as U
 
 _CONTRACTING = re.compile(r"lhs_contracting_dimensions = \[([0-9, ]*)\]")
+_RHS_CONTRACTING = re.compile(r"rhs_contracting_dimensions = \[([0-9, ]*)\]")
+_RHS_BATCHING = re.compile(r"rhs_batching_dimensions = \[([0-9, ]*)\]")
 _CONV_KERNEL = re.compile(r"x\[([^\]]*)\]->")
 
 
@@ -42,13 +44,29 @@ def _shape(value) -> list[int] | None:
     return [DYNAMIC_SIZE_ESTIMATE if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape)]
 
 
+def _dims(pattern, text: str) -> list[int]:
+    found = pattern.search(text)
+    return [int(d) for d in found.group(1).split(",") if d.strip()] if found else []
+
+
 def _dot_general(op) -> int:
     lhs, out = _shape(op.operands[0]), _shape(op.results[0])
     if lhs is None or out is None:
         return 0
-    found = _CONTRACTING.search(str(op.attributes["dot_dimension_numbers"]))
-    dims = [int(d) for d in found.group(1).split(",") if d.strip()] if found else []
+    dims = _dims(_CONTRACTING, str(op.attributes["dot_dimension_numbers"]))
     return math.prod(out) * math.prod(lhs[d] for d in dims)
+
+
+def dot_extents(op) -> tuple[int, int]:
+    """``(K, N)`` of a ``stablehlo.dot_general``: the extent it reduces over and the
+    extent of its right operand's free dimensions (each a product; 0 when unknown)."""
+    lhs, rhs = _shape(op.operands[0]), _shape(op.operands[1])
+    if lhs is None or rhs is None:
+        return 0, 0
+    text = str(op.attributes["dot_dimension_numbers"])
+    kept = set(_dims(_RHS_CONTRACTING, text)) | set(_dims(_RHS_BATCHING, text))
+    k = math.prod(lhs[d] for d in _dims(_CONTRACTING, text))
+    return k, math.prod(n for d, n in enumerate(rhs) if d not in kept)
 
 
 def _dot(op) -> int:
@@ -95,7 +113,7 @@ class Work:
     """What one walk of a lowered module found (``measure``)."""
 
     __slots__ = ("flops", "loops", "elements", "wrong", "host_calls", "host_loops",
-                 "kernel_elements", "nested_loops")
+                 "kernel_elements", "nested_loops", "widest")
 
     def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0,
                  host_loops: bool | None = None, kernel_elements: int = 0):
@@ -113,6 +131,9 @@ class Work:
         self.nested_loops = False
         #: whether it calls host functions (callbacks: ``core/callbacks.py``)
         self.host_calls = False
+        #: the largest reduced or right-operand extent of its matrix products
+        #: (``dot_extents``): where IREE's data tiling beats irax's AVX2 tiles
+        self.widest = 0
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
         #: f8E8M0FNU"), or None
         self.wrong = None
@@ -136,6 +157,8 @@ def measure(module) -> Work:
         rule = _RULES.get(cls)
         if rule is not None:
             work.flops += rule(op)
+            if cls is U.StableHLODotGeneral:
+                work.widest = max(work.widest, *dot_extents(op))
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
             kernel = _enclosing(op, U.LinalgGeneric)
