@@ -47,6 +47,14 @@ def test_contraction_flops_counts_products_and_convolutions_once_each():
                         np.ones((4, 6), np.float32), np.ones((6, 6), np.float32), 100)
     assert contraction_flops(loop) == 4 * 6 * 6
     assert contraction_flops(_iree_module(lambda x: x * x + 1.0, a)) == 0
+    # the widest extent of a product: what it reduces over, or what its right operand's
+    # free dimensions span (batch dimensions apart)
+    assert measure(_iree_module(lambda a, b: a @ b, a, b)).widest == 784
+    rows = np.ones((300, 512), np.float32)   # contracted along its last dimension
+    assert measure(_iree_module(lambda a, b: a @ b.T, a[:, :512], rows)).widest == 512
+    wide = np.ones((3, 5, 1100), np.float32)
+    assert measure(_iree_module(jnp.matmul, batched[0], wide)).widest == 1100
+    assert measure(_iree_module(jnp.matmul, *batched)).widest == 7
 
 
 def test_measure_finds_loops_and_counts_produced_elements():

@@ -120,6 +120,9 @@ def test_the_spec_is_used_on_avx2_hosts_only_and_keyed_by_content(tmp_path):
     avx2 = {"avx2", "fma"} <= features and "avx512f" not in features
     host = compiler.Target()
     assert compiler.avx2_matmul_tiles(host) == avx2
+    limit = compiler.AVX2_TILES_MAX_EXTENT
+    assert compiler.avx2_matmul_tiles(host, limit - 1) == avx2
+    assert not compiler.avx2_matmul_tiles(host, limit)
     # programs with large contractions only, and then not data-tiled
     rng = np.random.default_rng(0)
     big = rng.standard_normal((256, 256)).astype(np.float32)

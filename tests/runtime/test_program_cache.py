@@ -71,6 +71,34 @@ def test_the_record_key_holds_the_traced_configuration(cache_dir, monkeypatch):
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-6)
 
 
+def test_the_record_key_holds_the_options_that_pick_a_programs_flags(cache_dir):
+    """A record made under one choice of AVX2 tiles or data tiling (whose flags the
+    program adds itself) is not found under another."""
+    x = np.ones((4, 4), np.float32)
+    entry = irax.jit(lambda a: a @ a).lower(x)._entry
+    keys = set()
+    for name, value in (("irax_cpu_matmul_tuning", False),
+                        ("irax_cpu_data_tiling_min_flops", 1)):
+        keys.add(program_cache.key(entry, "cpu", "main"))
+        with config.override(name, value):
+            keys.add(program_cache.key(entry, "cpu", "main"))
+    assert len(keys) == 3, keys
+
+
+def test_the_sources_digest_covers_the_tuning_spec():
+    """A program record holds the key of a program compiled with the spec; an edited spec
+    must not find it (the compile key names the spec by content, the record by this)."""
+    digest = program_cache.sources_digest.__wrapped__     # uncached: a fresh walk
+    st = os.stat(compiler.AVX2_MATMUL_TUNING)
+    before = digest()
+    os.utime(compiler.AVX2_MATMUL_TUNING, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    try:
+        assert digest() != before
+    finally:
+        os.utime(compiler.AVX2_MATMUL_TUNING, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert digest() == before
+
+
 def test_a_bad_record_is_discarded_and_recompiled(cache_dir, caplog):
     x = np.ones(4, np.float32)
     f = _f(2.5)

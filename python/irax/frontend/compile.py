@@ -30,7 +30,6 @@ from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import (
-    AVX2_TILES_MAX_EXTENT,
     AVX2_TUNING_FLAGS,
     DATA_TILING_FLAGS,
     avx2_matmul_tiles,
@@ -134,7 +133,7 @@ class Program:
         self.work = measure(module)
         if target.backend == "llvm-cpu" and self.work.flops >= \
                 config.irax_cpu_data_tiling_min_flops:
-            tiles = avx2_matmul_tiles(target) and self.work.widest < AVX2_TILES_MAX_EXTENT
+            tiles = avx2_matmul_tiles(target, self.work.widest)
             extra = AVX2_TUNING_FLAGS if tiles else DATA_TILING_FLAGS
             target = dataclasses.replace(target, extra=target.extra + extra)
         self.target = target

@@ -64,8 +64,10 @@ def key(entry, platform: str, function: str) -> str:
     """The record's key for a specialization compiled for ``platform``."""
     code = compiler.module_bytecode(entry.trace_module)
     flags = compiler.target_for_platform(platform, 0).flags() + compiler.GLOBAL_FLAGS
+    # the options by which a program adds flags of its own (frontend/compile.py Program)
+    chosen = (config.irax_cpu_matmul_tuning, config.irax_cpu_data_tiling_min_flops)
     return cache.make_key(b"irax-program", code, repr(config.trace_key), function,
-                          "\0".join(compiler.keyed_flags(flags)),
+                          "\0".join(flags), repr(chosen),
                           compiler.compiler_version(), compiler.CACHE_VERSION,
                           sources_digest())
 

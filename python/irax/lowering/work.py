@@ -27,11 +27,9 @@ import re
 from irax.core import callbacks
 from irax.core.shape_poly import DYNAMIC_SIZE_ESTIMATE
 from irax.dialect import mlir
+from irax.dialect import raising as R
 from irax.dialect import upstream as U
 
-_CONTRACTING = re.compile(r"lhs_contracting_dimensions = \[([0-9, ]*)\]")
-_RHS_CONTRACTING = re.compile(r"rhs_contracting_dimensions = \[([0-9, ]*)\]")
-_RHS_BATCHING = re.compile(r"rhs_batching_dimensions = \[([0-9, ]*)\]")
 _CONV_KERNEL = re.compile(r"x\[([^\]]*)\]->")
 
 
@@ -44,29 +42,21 @@ def _shape(value) -> list[int] | None:
     return [DYNAMIC_SIZE_ESTIMATE if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape)]
 
 
-def _dims(pattern, text: str) -> list[int]:
-    found = pattern.search(text)
-    return [int(d) for d in found.group(1).split(",") if d.strip()] if found else []
-
-
-def _dot_general(op) -> int:
-    lhs, out = _shape(op.operands[0]), _shape(op.results[0])
+def _dot_general(op) -> tuple[int, int]:
+    """The multiply-adds of a ``stablehlo.dot_general`` and its widest extent: the
+    larger of what it reduces over and what its right operand's free dimensions span
+    (``Work.widest``), from one read of its dimension numbers."""
+    lhs, rhs, out = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
     if lhs is None or out is None:
-        return 0
-    dims = _dims(_CONTRACTING, str(op.attributes["dot_dimension_numbers"]))
-    return math.prod(out) * math.prod(lhs[d] for d in dims)
-
-
-def dot_extents(op) -> tuple[int, int]:
-    """``(K, N)`` of a ``stablehlo.dot_general``: the extent it reduces over and the
-    extent of its right operand's free dimensions (each a product; 0 when unknown)."""
-    lhs, rhs = _shape(op.operands[0]), _shape(op.operands[1])
-    if lhs is None or rhs is None:
         return 0, 0
-    text = str(op.attributes["dot_dimension_numbers"])
-    kept = set(_dims(_RHS_CONTRACTING, text)) | set(_dims(_RHS_BATCHING, text))
-    k = math.prod(lhs[d] for d in _dims(_CONTRACTING, text))
-    return k, math.prod(n for d, n in enumerate(rhs) if d not in kept)
+    dims = R.fields(op, "dot_dimension_numbers")
+    k = math.prod(lhs[d] for d in dims.get("lhs_contracting_dimensions", ()))
+    if rhs is None:
+        return math.prod(out) * k, 0
+    kept = set(dims.get("rhs_contracting_dimensions", ())) | \
+        set(dims.get("rhs_batching_dimensions", ()))
+    n = math.prod(e for d, e in enumerate(rhs) if d not in kept)
+    return math.prod(out) * k, max(k, n)
 
 
 def _dot(op) -> int:
@@ -87,8 +77,7 @@ def _convolution(op) -> int:
     return math.prod(out) * math.prod(kernel) // max(kernel[o], 1)
 
 
-_RULES = {U.StableHLODotGeneral: _dot_general, U.StableHLODot: _dot,
-          U.StableHLOConvolution: _convolution}
+_RULES = {U.StableHLODot: _dot, U.StableHLOConvolution: _convolution}
 
 
 #: element types IREE 3.13 compiles but computes wrongly: float8_e8m0fnu ``2 + 2`` came
@@ -131,8 +120,9 @@ class Work:
         self.nested_loops = False
         #: whether it calls host functions (callbacks: ``core/callbacks.py``)
         self.host_calls = False
-        #: the largest reduced or right-operand extent of its matrix products
-        #: (``dot_extents``): where IREE's data tiling beats irax's AVX2 tiles
+        #: the largest extent a matrix product reduces over or its right operand spans
+        #: (each a product of dimensions): wide products keep IREE's data tiling
+        #: (``runtime/compiler.py avx2_matmul_tiles``)
         self.widest = 0
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
         #: f8E8M0FNU"), or None
@@ -155,10 +145,12 @@ def measure(module) -> Work:
     def visit(op):
         cls = U.op_class(op)
         rule = _RULES.get(cls)
-        if rule is not None:
+        if cls is U.StableHLODotGeneral:
+            flops, widest = _dot_general(op)
+            work.flops += flops
+            work.widest = max(work.widest, widest)
+        elif rule is not None:
             work.flops += rule(op)
-            if cls is U.StableHLODotGeneral:
-                work.widest = max(work.widest, *dot_extents(op))
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:
             work.loops = True
             kernel = _enclosing(op, U.LinalgGeneric)

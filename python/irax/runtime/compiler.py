@@ -110,6 +110,11 @@ CUDA_IN_IR = ("sm_90",)
 AVX2_MATMUL_TUNING = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                   "avx2_matmul_tuning.mlir")
 _TUNING_FLAG = "--iree-codegen-tuning-spec-path="
+#: programs whose matrix products reduce over, or produce, this many columns or more
+#: keep IREE's data tiling: without packing, the tiles stream wide operands from memory
+#: (one thread: 64x4096 by 4096x4096 228 ms against 68 data-tiled, 1024^3 37 against 29,
+#: 512x768 by 768x3072 44 against 33, 256x1024 by 1024x1024 9.3 against 7.9 ms)
+AVX2_TILES_MAX_EXTENT = 1024
 
 
 @functools.lru_cache(maxsize=None)
@@ -125,15 +130,19 @@ def host_cpu_features() -> frozenset[str]:
     return frozenset()
 
 
-def avx2_matmul_tiles(target: Target | None = None) -> bool:
+def avx2_matmul_tiles(target: Target | None = None, widest: int = 0) -> bool:
     """Whether ``target`` (default: this machine's CPU) compiles the float32 matrix
-    products of programs with large contractions with ``AVX2_MATMUL_TUNING``
+    products of a program with large contractions, whose widest product spans ``widest``
+    columns (``lowering/work.py Work.widest``), with ``AVX2_MATMUL_TUNING``
     (``AVX2_TUNING_FLAGS``, ``irax_cpu_matmul_tuning``) instead of IREE's data tiling,
-    which the tiles beat (docs/performance.md, "Matrix products in 6x16 tiles"): an
-    llvm-cpu target for this host, whose CPU has AVX2 and FMA but no AVX-512, the spec's
-    tile shape being chosen for its 16 vector registers of 8 floats."""
+    which the tiles beat there (docs/performance.md, "Matrix products in 6x16 tiles"): an
+    llvm-cpu target for this host, whose CPU has AVX2 and FMA but no AVX-512 (the spec's
+    tile shape is chosen for its 16 vector registers of 8 floats), and ``widest`` below
+    ``AVX2_TILES_MAX_EXTENT``."""
     target = target or Target()
     if not config.irax_cpu_matmul_tuning or target.backend != "llvm-cpu":
+        return False
+    if widest >= AVX2_TILES_MAX_EXTENT:
         return False
     if target.cpu != "host" or target.triple:
         return False
@@ -148,11 +157,6 @@ def avx2_matmul_tiles(target: Target | None = None) -> bool:
 #: the first of iree-compile's): such programs compile in an ``iree-compile`` process of
 #: their own on one thread (``compile_keyed``)
 AVX2_TUNING_FLAGS = (_TUNING_FLAG + AVX2_MATMUL_TUNING, "--mlir-disable-threading")
-#: programs whose matrix products reduce over, or produce, this many columns or more
-#: keep IREE's data tiling: without packing, the tiles stream wide operands from memory
-#: (one thread: 64x4096 by 4096x4096 228 ms against 68 data-tiled, 1024^3 37 against 29,
-#: 512x768 by 768x3072 44 against 33, 256x1024 by 1024x1024 9.3 against 7.9 ms)
-AVX2_TILES_MAX_EXTENT = 1024
 #: flags only an ``iree-compile`` process takes (a compilation with one is isolated)
 PROCESS_FLAGS = ("--mlir-disable-threading",)
 

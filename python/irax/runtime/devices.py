@@ -15,6 +15,7 @@ the results it returned before instead of faulting in fresh pages.
 
 from __future__ import annotations
 
+import os
 import threading
 
 from irax.core.config import config
@@ -128,8 +129,6 @@ MAX_WORKERS = 64
 
 def available_cpus() -> int:
     """The CPUs this process may run on (its affinity mask, not the machine's count)."""
-    import os
-
     try:
         return max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):  # not on Linux

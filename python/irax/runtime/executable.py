@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 import re
 import threading
 import time
@@ -47,8 +48,6 @@ class _BatchWhileWaiting:
     __slots__ = ("_set", "_get", "_batch", "_other", "_param")
 
     def __init__(self):
-        import os
-
         self._set = getattr(os, "sched_setscheduler", None)
         self._get = getattr(os, "sched_getscheduler", None)
         self._batch = getattr(os, "SCHED_BATCH", None)
@@ -67,13 +66,12 @@ class _BatchWhileWaiting:
             return False
         return True
 
-    def leave(self, entered: bool) -> None:
-        """Switches it back to SCHED_OTHER where ``enter`` switched it."""
-        if entered:
-            try:
-                self._set(0, self._other, self._param)
-            except OSError:  # pragma: no cover - a thread may always lower its own policy
-                pass
+    def leave(self) -> None:
+        """Switches the calling thread back to SCHED_OTHER (after an ``enter`` that did)."""
+        try:
+            self._set(0, self._other, self._param)
+        except OSError:  # pragma: no cover - a thread may always lower its own policy
+            pass
 
 
 _BATCH = _BatchWhileWaiting()
@@ -138,7 +136,7 @@ class Executable:
                 raise
             finally:
                 if batch:
-                    _BATCH.leave(batch)
+                    _BATCH.leave()
         get, view = rets.get_as_object, self._view
         if n == 1:
             return [get(0, view)]
