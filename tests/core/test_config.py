@@ -13,6 +13,17 @@ def test_update_rejects_unknown_names():
         irax.config.update("jax_no_such", True)
 
 
+def test_update_rejects_bad_values_naming_the_option_and_what_it_expects():
+    before = irax.config.irax_cpu_threads
+    with pytest.raises(ValueError, match="irax.config.update: option irax_cpu_threads: "
+                                         "expected a non-negative integer, got -2"):
+        irax.config.update("irax_cpu_threads", -2)
+    with pytest.raises(ValueError, match="option jax_num_cpu_devices: expected an integer, "
+                                         "got 'two'"):
+        irax.config.update("jax_num_cpu_devices", "two")
+    assert irax.config.irax_cpu_threads == before
+
+
 def test_override_restores_the_value_it_found_even_on_error():
     before = irax.config.jax_enable_x64
     with irax.config.override("jax_enable_x64", not before):

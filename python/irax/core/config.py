@@ -33,14 +33,25 @@ def _optional_str(v: Any) -> str | None:
 
 
 def _int(v: Any) -> int:
-    return int(v)
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"expected an integer, got {v!r}") from None
 
 
 def _nonnegative_int(v: Any) -> int:
-    n = int(v)
+    n = _int(v)
     if n < 0:
-        raise ValueError(f"irax.config: expected a non-negative integer, got {v!r}")
+        raise ValueError(f"expected a non-negative integer, got {v!r}")
     return n
+
+
+def _checked(validate, value: Any, where: str) -> Any:
+    """``validate(value)``, its complaint prefixed with what was being set."""
+    try:
+        return validate(value)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
 
 
 class Config:
@@ -58,7 +69,7 @@ class Config:
         is part of ``trace_key`` (jit retraces when it changes)."""
         value = default
         if env and env in os.environ:
-            value = validate(os.environ[env])
+            value = _checked(validate, os.environ[env], f"environment variable {env}")
         self._options[name] = _Option(name, default, doc, validate, traced)
         self._values[name] = value
         self._update_trace_key()
@@ -66,7 +77,8 @@ class Config:
     def update(self, name: str, value: Any) -> None:
         if name not in self._options:
             raise AttributeError(f"irax.config.update: unrecognized config option: {name}")
-        self._values[name] = self._options[name].validate(value)
+        self._values[name] = _checked(self._options[name].validate, value,
+                                      f"irax.config.update: option {name}")
         self._update_trace_key()
         for fn in self._listeners:
             fn(name)
