@@ -47,14 +47,18 @@ def test_contraction_flops_counts_products_and_convolutions_once_each():
                         np.ones((4, 6), np.float32), np.ones((6, 6), np.float32), 100)
     assert contraction_flops(loop) == 4 * 6 * 6
     assert contraction_flops(_iree_module(lambda x: x * x + 1.0, a)) == 0
-    # the widest extent of a product: what it reduces over, or what its right operand's
-    # free dimensions span (batch dimensions apart)
-    assert measure(_iree_module(lambda a, b: a @ b, a, b)).widest == 784
+    # each product's rows, columns and depth (batch dimensions apart), and whether batched
+    assert measure(_iree_module(lambda a, b: a @ b, a, b)).products == {(128, 512, 784, False)}
     rows = np.ones((300, 512), np.float32)   # contracted along its last dimension
-    assert measure(_iree_module(lambda a, b: a @ b.T, a[:, :512], rows)).widest == 512
+    assert measure(_iree_module(lambda a, b: a @ b.T, a[:, :512], rows)).products == \
+        {(128, 300, 512, False)}
+    assert measure(_iree_module(lambda a, b: a.T @ b, a, b[:128])).products == \
+        {(784, 512, 128, False)}
     wide = np.ones((3, 5, 1100), np.float32)
-    assert measure(_iree_module(jnp.matmul, batched[0], wide)).widest == 1100
-    assert measure(_iree_module(jnp.matmul, *batched)).widest == 7
+    assert measure(_iree_module(jnp.matmul, batched[0], wide)).products == {(8, 1100, 5, True)}
+    assert measure(_iree_module(jnp.matmul, *batched)).products == {(8, 7, 5, True)}
+    two = measure(_iree_module(lambda a, b: (a @ b, a[:64, :100] @ b[:100, :300]), a, b))
+    assert two.products == {(128, 512, 784, False), (64, 300, 100, False)}
 
 
 def test_measure_finds_loops_and_counts_produced_elements():

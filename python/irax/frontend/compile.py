@@ -30,9 +30,9 @@ from irax.passes import pipelines, run_pipeline
 from irax.runtime import devices
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import (
-    AVX2_TUNING_FLAGS,
     DATA_TILING_FLAGS,
     avx2_matmul_tiles,
+    avx2_tuning_flags,
     cached_by_key,
     compile_keyed,
     key_of,
@@ -133,8 +133,8 @@ class Program:
         self.work = measure(module)
         if target.backend == "llvm-cpu" and self.work.flops >= \
                 config.irax_cpu_data_tiling_min_flops:
-            tiles = avx2_matmul_tiles(target, self.work.widest)
-            extra = AVX2_TUNING_FLAGS if tiles else DATA_TILING_FLAGS
+            tiles = avx2_matmul_tiles(target, self.work.products)
+            extra = avx2_tuning_flags(self.work.products) if tiles else DATA_TILING_FLAGS
             target = dataclasses.replace(target, extra=target.extra + extra)
         self.target = target
         self.key, self.info = key_of(self.code, target)

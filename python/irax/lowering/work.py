@@ -42,21 +42,26 @@ def _shape(value) -> list[int] | None:
     return [DYNAMIC_SIZE_ESTIMATE if t.is_dynamic_dim(i) else d for i, d in enumerate(t.shape)]
 
 
-def _dot_general(op) -> tuple[int, int]:
-    """The multiply-adds of a ``stablehlo.dot_general`` and its widest extent: the
-    larger of what it reduces over and what its right operand's free dimensions span
-    (``Work.widest``), from one read of its dimension numbers."""
+def _dot_general(op) -> tuple[int, tuple[int, int, int, bool] | None]:
+    """The multiply-adds of a ``stablehlo.dot_general`` and its shape as
+    ``Work.products`` holds it, ``(rows, columns, depth, batched)``: the extents (each a
+    product of dimensions) of its left operand's free dimensions, its right operand's,
+    and its contracting dimensions, and whether it has batch dimensions; from one read of
+    its dimension numbers."""
     lhs, rhs, out = (_shape(v) for v in (op.operands[0], op.operands[1], op.results[0]))
     if lhs is None or out is None:
-        return 0, 0
+        return 0, None
     dims = R.fields(op, "dot_dimension_numbers")
     k = math.prod(lhs[d] for d in dims.get("lhs_contracting_dimensions", ()))
     if rhs is None:
-        return math.prod(out) * k, 0
-    kept = set(dims.get("rhs_contracting_dimensions", ())) | \
-        set(dims.get("rhs_batching_dimensions", ()))
-    n = math.prod(e for d, e in enumerate(rhs) if d not in kept)
-    return math.prod(out) * k, max(k, n)
+        return math.prod(out) * k, None
+
+    def free(shape, side):
+        bound = set(dims.get(f"{side}_contracting_dimensions", ())) | \
+            set(dims.get(f"{side}_batching_dimensions", ()))
+        return math.prod(e for d, e in enumerate(shape) if d not in bound)
+    batched = bool(dims.get("lhs_batching_dimensions"))
+    return math.prod(out) * k, (free(lhs, "lhs"), free(rhs, "rhs"), k, batched)
 
 
 def _dot(op) -> int:
@@ -102,7 +107,7 @@ class Work:
     """What one walk of a lowered module found (``measure``)."""
 
     __slots__ = ("flops", "loops", "elements", "wrong", "host_calls", "host_loops",
-                 "kernel_elements", "nested_loops", "widest")
+                 "kernel_elements", "nested_loops", "products")
 
     def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0,
                  host_loops: bool | None = None, kernel_elements: int = 0):
@@ -120,10 +125,11 @@ class Work:
         self.nested_loops = False
         #: whether it calls host functions (callbacks: ``core/callbacks.py``)
         self.host_calls = False
-        #: the largest extent a matrix product reduces over or its right operand spans
-        #: (each a product of dimensions): wide products keep IREE's data tiling
-        #: (``runtime/compiler.py avx2_matmul_tiles``)
-        self.widest = 0
+        #: the shapes of its matrix products, ``(rows, columns, depth, batched)`` each
+        #: (``_dot_general``): programs with wide products of many rows keep IREE's data
+        #: tiling (``runtime/compiler.py avx2_matmul_tiles``), the others' tiles are
+        #: blocked to their shapes (``runtime/avx2_tiles.py``)
+        self.products: set[tuple[int, int, int, bool]] = set()
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
         #: f8E8M0FNU"), or None
         self.wrong = None
@@ -146,9 +152,10 @@ def measure(module) -> Work:
         cls = U.op_class(op)
         rule = _RULES.get(cls)
         if cls is U.StableHLODotGeneral:
-            flops, widest = _dot_general(op)
+            flops, shape = _dot_general(op)
             work.flops += flops
-            work.widest = max(work.widest, widest)
+            if shape is not None:
+                work.products.add(shape)
         elif rule is not None:
             work.flops += rule(op)
         elif cls is U.StableHLOWhile or cls is U.ScfWhile:

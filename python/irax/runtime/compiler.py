@@ -29,11 +29,13 @@ from irax.core.config import config
 from irax.core.errors import CompilationError
 from irax.runtime import cache
 from irax.runtime import devices as _devices
+from irax.runtime.avx2_tiles import AVX2_MATMUL_TUNING, spec_for
 
 log = logging.getLogger("irax")
 stats = {"compiles": 0, "memory_hits": 0, "disk_hits": 0}
-#: compilations redone without IREE's data tiling, which failed on them
-fallbacks = {"data_tiling": 0}
+#: compilations redone without IREE's data tiling, or without irax's tuning spec, which
+#: failed on them
+fallbacks = {"data_tiling": 0, "tuning_spec": 0}
 #: part of every cache key: bump it to invalidate entries written by older irax versions
 CACHE_VERSION = "irax-2"
 _lock = threading.Lock()
@@ -106,15 +108,15 @@ config.on_change(_on_config_change)
 CUDA_IN_IR = ("sm_90",)
 
 
-#: the tuning spec of float32 matrix products on x86-64 CPUs with AVX2 and no AVX-512
-AVX2_MATMUL_TUNING = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                  "avx2_matmul_tuning.mlir")
 _TUNING_FLAG = "--iree-codegen-tuning-spec-path="
-#: programs whose matrix products reduce over, or produce, this many columns or more
-#: keep IREE's data tiling: without packing, the tiles stream wide operands from memory
-#: (one thread: 64x4096 by 4096x4096 228 ms against 68 data-tiled, 1024^3 37 against 29,
-#: 512x768 by 768x3072 44 against 33, 256x1024 by 1024x1024 9.3 against 7.9 ms)
+#: programs with a matrix product of more than ``AVX2_TILES_MAX_ROWS`` rows that reduces
+#: over, or produces, ``AVX2_TILES_MAX_EXTENT`` columns or more keep IREE's data tiling:
+#: its packing pays for itself over many rows (one thread: 256x1024 by 1024x1024 10.4 ms
+#: with the tiles against 7.9 data-tiled, 1024^3 33 against 28, 512x768 by 768x3072 46
+#: against 36), not over few (64x4096 by 4096x4096 48 against 70, 128x4096 by 4096x4096
+#: 94 against 117, 192x1024 by 1024x1024 6.3 either way)
 AVX2_TILES_MAX_EXTENT = 1024
+AVX2_TILES_MAX_ROWS = 192
 
 
 @functools.lru_cache(maxsize=None)
@@ -130,19 +132,20 @@ def host_cpu_features() -> frozenset[str]:
     return frozenset()
 
 
-def avx2_matmul_tiles(target: Target | None = None, widest: int = 0) -> bool:
+def avx2_matmul_tiles(target: Target | None = None, products=()) -> bool:
     """Whether ``target`` (default: this machine's CPU) compiles the float32 matrix
-    products of a program with large contractions, whose widest product spans ``widest``
-    columns (``lowering/work.py Work.widest``), with ``AVX2_MATMUL_TUNING``
-    (``AVX2_TUNING_FLAGS``, ``irax_cpu_matmul_tuning``) instead of IREE's data tiling,
+    products of a program with large contractions, of shapes ``products`` (``(rows,
+    columns, depth, batched)``: ``lowering/work.py Work.products``), with the tuning spec
+    (``avx2_tuning_flags``, ``irax_cpu_matmul_tuning``) instead of IREE's data tiling,
     which the tiles beat there (docs/performance.md, "Matrix products in 6x16 tiles"): an
     llvm-cpu target for this host, whose CPU has AVX2 and FMA but no AVX-512 (the spec's
-    tile shape is chosen for its 16 vector registers of 8 floats), and ``widest`` below
-    ``AVX2_TILES_MAX_EXTENT``."""
+    tile shape is chosen for its 16 vector registers of 8 floats), and no product of
+    more than ``AVX2_TILES_MAX_ROWS`` rows as wide as ``AVX2_TILES_MAX_EXTENT``."""
     target = target or Target()
     if not config.irax_cpu_matmul_tuning or target.backend != "llvm-cpu":
         return False
-    if widest >= AVX2_TILES_MAX_EXTENT:
+    if any(rows > AVX2_TILES_MAX_ROWS and max(cols, depth) >= AVX2_TILES_MAX_EXTENT
+           for rows, cols, depth, _ in products):
         return False
     if target.cpu != "host" or target.triple:
         return False
@@ -155,8 +158,25 @@ def avx2_matmul_tiles(target: Target | None = None, widest: int = 0) -> bool:
 #: mutex, verifies it in parallel, picks up another executable's pipeline while it
 #: waits, and blocks on the mutex it holds: seen in one compile of 19 in-process, and on
 #: the first of iree-compile's): such programs compile in an ``iree-compile`` process of
-#: their own on one thread (``compile_keyed``)
-AVX2_TUNING_FLAGS = (_TUNING_FLAG + AVX2_MATMUL_TUNING, "--mlir-disable-threading")
+#: their own on one thread (``compile_keyed``). The spec tiles the reduction in steps of
+#: 64 (so that the rows of the right operand a tile reads stay in cache, whatever their
+#: stride), which leaves the zeroing of a tile's 64x64 accumulators one vector: IREE's
+#: check for large vectors, which would reject it, is off (it is written once per tile)
+AVX2_TUNING_FLAGS = (_TUNING_FLAG + AVX2_MATMUL_TUNING, "--mlir-disable-threading",
+                     "--iree-llvmcpu-fail-on-large-vector=false")
+
+
+def avx2_tuning_flags(products) -> tuple[str, ...]:
+    """``AVX2_TUNING_FLAGS`` with the spec of a program whose products have the shapes
+    ``products`` (``runtime/avx2_tiles.py spec_for``: blocks that divide them)."""
+    return (_TUNING_FLAG + spec_for(products),) + AVX2_TUNING_FLAGS[1:]
+
+
+def tuning_spec(flags) -> str | None:
+    """The tuning spec named in ``flags``, or None."""
+    return next((f[len(_TUNING_FLAG):] for f in flags if f.startswith(_TUNING_FLAG)), None)
+
+
 #: flags only an ``iree-compile`` process takes (a compilation with one is isolated)
 PROCESS_FLAGS = ("--mlir-disable-threading",)
 
@@ -392,12 +412,18 @@ def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
         vmfb = invoke(code, flags, name)
     except CompilationError:
         # IREE 3.13's data tiling fails on some programs ("exceeded stack allocation
-        # limit" for vmap(grad) of an MLP): those compile without it, under the same key
-        plain = tuple(f for f in flags if f not in DATA_TILING_FLAGS)
+        # limit" for vmap(grad) of an MLP): those compile without it, under the same key;
+        # so does a program IREE fails to compile with irax's tuning spec (none known)
+        spec = tuning_spec(flags)
+        plain = tuple(f for f in flags if f not in DATA_TILING_FLAGS and
+                      f not in AVX2_TUNING_FLAGS[2:] and f != _TUNING_FLAG + str(spec))
         if plain == flags:
             raise
         vmfb = invoke(code, plain, name)
-        fallbacks["data_tiling"] += 1
+        fallbacks["tuning_spec" if spec else "data_tiling"] += 1
+        if spec:
+            log.warning("irax: IREE failed to compile %s with the tuning spec %s; compiled "
+                        "it without", name, spec)
     stats["compiles"] += 1
     msg = "irax: compiled %s in %.3f s (%d bytes)"
     (log.warning if config.irax_log_compiles or config.jax_log_compiles else log.debug)(

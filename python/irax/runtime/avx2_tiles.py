@@ -1,0 +1,170 @@
+"""A program's own tuning spec for the AVX2 6x16 tiles: blocks that divide its products.
+
+``avx2_matmul_tuning.mlir`` computes the result of a float32 product in 64x64 blocks, one
+workgroup each. Where a product's rows or columns are no multiple of 64, the last block
+is partial: its size is only known at run time, and IREE 3.13's code for it (peeled, with
+dynamic bounds) is many times slower per element. One thread, the weight gradient of the
+MLP's first layer (``x.T @ g``, 784x128 by 128x512): 1.75 ms with 64-row blocks (the last
+one of 16 rows), 1.30 with blocks of 56 rows (784 = 14 x 56), 1.27 with 112; 768 rows take
+1.15 ms.
+
+``spec_for(products)`` returns the path of a spec that holds, before the generic
+matchers, one matcher per such shape and form (``A @ B``, ``A.T @ B``, batched ``A @ B``)
+checking its rows and columns exactly, with the generic tiles' configuration but blocks
+of ``block(rows)`` x ``block(columns)``. The spec of a program without such shapes is
+the file itself. Specs are written once, named by their content, next to the persistent
+compile cache (whose entries record the path) or, with that cache off, into a temporary
+directory of this process:
+
+    transform.named_sequence @match_ab_784x512(%op: !transform.any_op {transform.readonly})
+        -> (!transform.any_op, !transform.any_param) {
+      transform.include @form_ab failures(propagate) (%op) : (!transform.any_op) -> ()
+      %shaped = transform.match.structured failures(propagate) %op ... {
+        ... transform.match.param.cmpi eq %m, %m_is ... (784, then 512)
+      }
+      %info = transform.param.constant #iree_codegen.compilation_info<
+          lowering_config = #iree_cpu.lowering_config<
+              distribution = [56, 64, 0], cache_parallel = [56, 64, 0], ...
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import threading
+
+from irax.runtime import cache
+
+#: the generic spec (the base of every program's own)
+AVX2_MATMUL_TUNING = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                  "avx2_matmul_tuning.mlir")
+#: the generic block's extent, and the range of extents a dividing block is taken from
+BLOCK, BLOCK_RANGE = 64, (32, 128)
+#: the smallest products the spec tiles (its @large): rows, columns
+MIN_ROWS, MIN_COLUMNS = 48, 64
+
+_SHAPES = "  // @shapes (a program's own matchers go here)\n"
+_NAMES = "        // @shape matchers (named here, before the generic ones)\n"
+_BLOCKS = {False: "distribution = [64, 64, 0], cache_parallel = [64, 64, 0]",
+           True: "distribution = [1, 64, 64, 0], cache_parallel = [1, 64, 64, 0]"}
+_lock = threading.Lock()
+_temporary: list[str] = []
+
+
+def block(extent: int) -> int:
+    """The block a product's ``extent`` rows (or columns) are split into: 64 when it
+    divides them, all of them up to 128, else the divisor in [32, 128] nearest 64 (64
+    when there is none: the last block stays partial)."""
+    if extent % BLOCK == 0:
+        return BLOCK
+    if extent <= BLOCK_RANGE[1]:
+        return extent
+    lo, hi = BLOCK_RANGE
+    divisors = [d for d in range(lo, hi + 1) if extent % d == 0]
+    return min(divisors, key=lambda d: (abs(d - BLOCK), -d)) if divisors else BLOCK
+
+
+@functools.lru_cache(maxsize=None)
+def _base() -> tuple[str, dict[bool, str]]:
+    """The generic spec's text, and its tiles' configurations (plain, batched)."""
+    with open(AVX2_MATMUL_TUNING) as f:
+        text = f.read()
+    infos = {}
+    for batched, name in ((False, "@tiles_6x16()"), (True, "@tiles_6x16_batched()")):
+        found = re.search(re.escape(name) + r".*?transform\.param\.constant (.*?)\n\s*->",
+                          text, re.S)
+        infos[batched] = found.group(1)
+        assert _BLOCKS[batched] in infos[batched], name
+    assert _SHAPES in text and _NAMES in text
+    return text, infos
+
+
+def _matcher(form: str, rows: int, cols: int, info: str) -> tuple[str, str]:
+    """The matcher of ``form`` products of ``rows`` x ``cols`` (with the tiles ``info``),
+    and its name."""
+    first = 1 if form == "batched_ab" else 0
+    name = f"@match_{form}_{rows}x{cols}"
+    text = f"""\
+  transform.named_sequence {name}(%op: !transform.any_op {{transform.readonly}})
+      -> (!transform.any_op, !transform.any_param) {{
+    transform.include @form_{form} failures(propagate) (%op) : (!transform.any_op) -> ()
+    %shaped = transform.match.structured failures(propagate) %op
+        : (!transform.any_op) -> !transform.any_op {{
+    ^bb0(%s: !transform.any_op):
+      %m = transform.match.structured.dim %s[{first}]
+          : (!transform.any_op) -> !transform.param<i64>
+      %n = transform.match.structured.dim %s[{first + 1}]
+          : (!transform.any_op) -> !transform.param<i64>
+      %m_is = transform.param.constant {rows} : i64 -> !transform.param<i64>
+      %n_is = transform.param.constant {cols} : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %m, %m_is : !transform.param<i64>
+      transform.match.param.cmpi eq %n, %n_is : !transform.param<i64>
+      transform.match.structured.yield %s : !transform.any_op
+    }}
+    %info = transform.param.constant {info}
+        -> !transform.any_param
+    transform.yield %op, %info : !transform.any_op, !transform.any_param
+  }}
+
+"""
+    return text, name
+
+
+def spec_text(products) -> str:
+    """The spec of a program whose products have the shapes ``products`` (``(rows,
+    columns, depth, batched)``: ``lowering/work.py Work.products``)."""
+    text, infos = _base()
+    matchers, names = [], []
+    for rows, cols, batched in sorted({(r, c, b) for r, c, _, b in products}):
+        if rows < MIN_ROWS or cols < MIN_COLUMNS:
+            continue
+        bm, bn = block(rows), block(cols)
+        if (bm, bn) == (BLOCK, BLOCK):
+            continue     # the generic matcher's
+        lead = "1, " if batched else ""
+        info = infos[batched].replace(
+            _BLOCKS[batched], f"distribution = [{lead}{bm}, {bn}, 0], "
+                              f"cache_parallel = [{lead}{bm}, {bn}, 0]")
+        for form in (("batched_ab",) if batched else ("ab", "atb")):
+            matcher, name = _matcher(form, rows, cols, info)
+            matchers.append(matcher)
+            names.append(f"        {name} -> @annotate,\n")
+    if not matchers:
+        return text
+    return text.replace(_SHAPES, _SHAPES + "".join(matchers)).replace(
+        _NAMES, _NAMES + "".join(names))
+
+
+def spec_for(products) -> str:
+    """The path of the spec ``spec_text(products)`` (the generic file when that is it)."""
+    text = spec_text(products)
+    if text == _base()[0]:
+        return AVX2_MATMUL_TUNING
+    name = hashlib.sha256(text.encode()).hexdigest()[:32] + ".mlir"
+    d = cache.cache_dir()
+    with _lock:
+        if d is not None:
+            try:
+                return _write(os.path.join(str(d), "tuning"), name, text)
+            except OSError:     # a cache directory this process cannot write to
+                pass
+        if not _temporary:
+            _temporary.append(tempfile.mkdtemp(prefix="irax-tuning-"))
+            atexit.register(shutil.rmtree, _temporary[0], True)
+        return _write(_temporary[0], name, text)
+
+
+def _write(folder: str, name: str, text: str) -> str:
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        os.makedirs(folder, exist_ok=True)
+        partial = f"{path}.{os.getpid()}.{threading.get_ident()}"
+        with open(partial, "w") as f:
+            f.write(text)
+        os.replace(partial, path)
+    return path
