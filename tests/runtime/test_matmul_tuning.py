@@ -89,25 +89,31 @@ def test_the_spec_tiles_large_products_with_a_row_major_right_operand(tmp_path):
         assert tiles[name] != "6, 16, 0", (name, configs)
 
 
-def test_a_programs_spec_blocks_its_products_by_divisors_of_their_shapes(tmp_path):
+def test_a_programs_spec_configures_its_products_by_their_shapes(tmp_path):
     """A program's own spec (``avx2_tuning_flags`` of its products' shapes): rows and
     columns that are no multiple of 64 get blocks that divide them (784 = 14 x 56 rows,
-    200 = 4 x 50 columns, 100 rows in one block); 131 rows have no divisor in [32, 128]
-    and keep 64; the generic products keep the generic blocks."""
+    200 = 4 x 50 columns, 100 rows in one block; 131 rows have no divisor in [32, 128]
+    and keep 64), and products whose right operand (depth x columns) is at most
+    ``STEPS_ABOVE`` floats reduce in one go; the others keep the generic configuration."""
     from irax.runtime import avx2_tiles
 
     assert [avx2_tiles.block(n) for n in (512, 784, 200, 100, 131, 1000, 48)] == \
         [64, 56, 50, 100, 64, 50, 48]
+    assert avx2_tiles.configuration(128, 512, 512) == (64, 64, True)
+    assert avx2_tiles.configuration(256, 256, 256) == (64, 64, False)
+    assert avx2_tiles.configuration(784, 512, 128) == (56, 64, False)
     shapes = [(784, 200, 128, False), (784, 512, 128, False), (100, 200, 64, True),
-              (131, 512, 64, False), (128, 256, 512, False), (128, 64, 128, True),
-              (784, 512, 64, False)]      # another depth: the same matchers (named once)
+              (131, 512, 64, False), (256, 256, 256, False),
+              (784, 512, 64, False),       # another depth: a matcher of its own
+              (128, 256, 512, False), (128, 64, 2048, True)]      # generic
     flags = compiler.avx2_tuning_flags(shapes)
     names = re.findall(r"named_sequence (@\w+)", open(compiler.tuning_spec(flags)).read())
-    assert len(names) == len(set(names)) and "@match_atb_784x512" in names, names
+    assert len(names) == len(set(names)), names
+    assert {"@match_atb_784x512x128", "@match_atb_784x512x64"} <= set(names), names
     assert compiler.tuning_spec(flags) != compiler.AVX2_MATMUL_TUNING
     assert compiler.tuning_spec(flags) == compiler.tuning_spec(
         compiler.avx2_tuning_flags(reversed(shapes)))      # named by content
-    assert compiler.tuning_spec(compiler.avx2_tuning_flags(shapes[4:6])) == \
+    assert compiler.tuning_spec(compiler.avx2_tuning_flags(shapes[-2:])) == \
         compiler.AVX2_MATMUL_TUNING
     # written beside the persistent cache, or elsewhere when that cannot be written to
     if cache.cache_dir() is not None:
@@ -122,11 +128,16 @@ def test_a_programs_spec_blocks_its_products_by_divisors_of_their_shapes(tmp_pat
         config.update("irax_compilation_cache_dir", old)
     assert open(elsewhere).read() == open(compiler.tuning_spec(flags)).read()
     assert not elsewhere.startswith(str(tmp_path))
-    configs = _configs(tmp_path, {**ODD_PRODUCTS, "ab": PRODUCTS["ab"]}, flags)
+    products = {**ODD_PRODUCTS, "ab": PRODUCTS["ab"],
+                "small": ("256x256", "256x256", "contracting_dims = [1] x [0]", "256x256")}
+    configs = _configs(tmp_path, products, flags)
     blocks = {name: c.get("distribution") for name, c in configs.items()}
     assert blocks == {"odd_ab": "56, 50, 0", "odd_atb": "56, 64, 0",
                       "odd_batched": "1, 100, 50, 0", "odd_prime": "64, 64, 0",
-                      "ab": "64, 64, 0"}, configs
+                      "ab": "64, 64, 0", "small": "64, 64, 0"}, configs
+    steps = {name: c.get("cache_reduction") for name, c in configs.items()}
+    assert steps == {"odd_ab": None, "odd_atb": None, "odd_batched": None, "odd_prime": None,
+                     "ab": "0, 0, 64", "small": None}, configs
     assert all(c["vector_common_parallel"].endswith("6, 16, 0") for c in configs.values())
 
 

@@ -9,8 +9,9 @@
 // One thread, 128x512 by 512x512: 0.99 ms without, 0.75 ms with (OpenBLAS: 0.72 ms).
 // runtime/compiler.py passes it with --iree-codegen-tuning-spec-path;
 // docs/performance.md ("Matrix products in 6x16 tiles") has the measurements. A program's
-// products whose rows or columns are no multiple of 64 also get blocks that divide them
-// (runtime/avx2_tiles.py inserts matchers for those shapes where marked below).
+// products whose rows or columns are no multiple of 64 get blocks that divide them, and
+// those whose right operand fits in cache reduce in one go (runtime/avx2_tiles.py inserts
+// matchers for their shapes where marked below).
 //
 // It covers `linalg.matmul` with a row-major right operand, its left operand either way
 // (A @ B and A.T @ B), and `linalg.batch_matmul` as A @ B (PV of attention heads, 8x128x128
