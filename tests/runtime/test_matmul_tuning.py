@@ -214,7 +214,8 @@ def test_the_spec_is_used_on_avx2_hosts_only_and_keyed_by_content(tmp_path):
     square = (64, 64, 64, False)
     assert compiler.avx2_matmul_tiles(host, [(4096, limit - 1, 8, False), square]) == avx2
     assert compiler.avx2_matmul_tiles(host, [(tall, 4096, 4096, False)]) == avx2
-    assert not compiler.avx2_matmul_tiles(host, [(tall + 1, 64, limit, False), square])
+    assert compiler.avx2_matmul_tiles(host, [(tall + 1, 64, 4096, False), square]) == avx2
+    assert not compiler.avx2_matmul_tiles(host, [(tall + 1, limit, 64, False), square])
     assert not compiler.avx2_matmul_tiles(host, [(tall + 1, limit, 64, True)])
     # programs with large contractions only, and then not data-tiled
     rng = np.random.default_rng(0)
@@ -225,17 +226,18 @@ def test_the_spec_is_used_on_avx2_hosts_only_and_keyed_by_content(tmp_path):
     assert bool(set(compiler.DATA_TILING_FLAGS) & set(flags)) == (not avx2), flags
     small = _flags(f, big[:8, :8])
     assert not set(compiler.AVX2_TUNING_FLAGS + compiler.DATA_TILING_FLAGS) & set(small)
-    # a product of many rows reducing over (or producing) AVX2_TILES_MAX_EXTENT columns
-    # keeps data tiling; one of few rows takes the tiles
+    # a product of many rows producing AVX2_TILES_MAX_EXTENT columns keeps data tiling;
+    # one of few rows, or reducing over that many, takes the tiles
     n, m = compiler.AVX2_TILES_MAX_EXTENT, compiler.AVX2_TILES_MAX_ROWS + 8
-    long_k = rng.standard_normal((m, n)).astype(np.float32), np.ones((n, 128), np.float32)
-    wide_n = rng.standard_normal((m, 128)).astype(np.float32), np.ones((128, n), np.float32)
-    for a, b in (long_k, wide_n):
-        flags = _flags(irax.jit(lambda a, b: a @ b), a, b)
-        assert compiler.tuning_spec(flags) is None, (a.shape, b.shape)
-        assert set(compiler.DATA_TILING_FLAGS) <= set(flags), (a.shape, b.shape)
-        flags = _flags(irax.jit(lambda a, b: a @ b), a[:64], np.concatenate([b] * 4, 1))
-        assert (compiler.tuning_spec(flags) is not None) == avx2, (a.shape, b.shape)
+    wide = rng.standard_normal((m, 128)).astype(np.float32), np.ones((128, n), np.float32)
+    flags = _flags(irax.jit(lambda a, b: a @ b), *wide)
+    assert compiler.tuning_spec(flags) is None
+    assert set(compiler.DATA_TILING_FLAGS) <= set(flags)
+    flags = _flags(irax.jit(lambda a, b: a @ b), wide[0][:64], np.concatenate([wide[1]] * 4, 1))
+    assert (compiler.tuning_spec(flags) is not None) == avx2
+    deep = rng.standard_normal((m, n)).astype(np.float32), np.ones((n, 128), np.float32)
+    flags = _flags(irax.jit(lambda a, b: a @ b), *deep)
+    assert (compiler.tuning_spec(flags) is not None) == avx2
     # never for another CPU, another backend, or with the option off
     assert not compiler.avx2_matmul_tiles(compiler.Target(triple="aarch64-linux-gnu"))
     assert not compiler.avx2_matmul_tiles(compiler.Target(backend="vmvx"))

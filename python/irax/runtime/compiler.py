@@ -109,12 +109,14 @@ CUDA_IN_IR = ("sm_90",)
 
 
 _TUNING_FLAG = "--iree-codegen-tuning-spec-path="
-#: programs with a matrix product of more than ``AVX2_TILES_MAX_ROWS`` rows that reduces
-#: over, or produces, ``AVX2_TILES_MAX_EXTENT`` columns or more keep IREE's data tiling:
-#: its packing pays for itself over many rows (one thread: 256x1024 by 1024x1024 10.4 ms
-#: with the tiles against 7.9 data-tiled, 1024^3 33 against 28, 512x768 by 768x3072 46
-#: against 36), not over few (64x4096 by 4096x4096 48 against 70, 128x4096 by 4096x4096
-#: 94 against 117, 192x1024 by 1024x1024 6.3 either way)
+#: programs with a matrix product of more than ``AVX2_TILES_MAX_ROWS`` rows that produces
+#: ``AVX2_TILES_MAX_EXTENT`` columns or more keep IREE's data tiling: its packing pays for
+#: itself over many rows of wide results (one thread: 256x1024 by 1024x1024 10.4 ms with
+#: the tiles against 7.9 data-tiled, 1024^3 33 against 28, 512x768 by 768x3072 46 against
+#: 36), not over few (64x4096 by 4096x4096 48 against 70, 128x4096 by 4096x4096 94
+#: against 117, 192x1024 by 1024x1024 6.3 either way), nor where the result is narrower
+#: (the tiles reduce in steps: 512x2048 by 2048x512 12.5 against 15.2, 1024x1024 by
+#: 1024x512 12.3 against 15.1, A.T @ B 256x2048 by 2048x512 6.4 against 8.6)
 AVX2_TILES_MAX_EXTENT = 1024
 AVX2_TILES_MAX_ROWS = 192
 
@@ -140,12 +142,12 @@ def avx2_matmul_tiles(target: Target | None = None, products=()) -> bool:
     which the tiles beat there (docs/performance.md, "Matrix products in 6x16 tiles"): an
     llvm-cpu target for this host, whose CPU has AVX2 and FMA but no AVX-512 (the spec's
     tile shape is chosen for its 16 vector registers of 8 floats), and no product of
-    more than ``AVX2_TILES_MAX_ROWS`` rows as wide as ``AVX2_TILES_MAX_EXTENT``."""
+    more than ``AVX2_TILES_MAX_ROWS`` rows and ``AVX2_TILES_MAX_EXTENT`` columns."""
     target = target or Target()
     if not config.irax_cpu_matmul_tuning or target.backend != "llvm-cpu":
         return False
-    if any(rows > AVX2_TILES_MAX_ROWS and max(cols, depth) >= AVX2_TILES_MAX_EXTENT
-           for rows, cols, depth, _ in products):
+    if any(rows > AVX2_TILES_MAX_ROWS and cols >= AVX2_TILES_MAX_EXTENT
+           for rows, cols, _, _ in products):
         return False
     if target.cpu != "host" or target.triple:
         return False
