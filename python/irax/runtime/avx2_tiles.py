@@ -12,7 +12,7 @@ product's shape:
   one of 16 rows), 1.30 with blocks of 56 rows (784 = 14 x 56), 1.27 with 112; 768 rows
   take 1.15 ms. Such products get blocks that divide them (``block``).
 * The steps keep the rows of the right operand that a block reads in cache when the
-  operand (depth x columns floats) is larger than ``STEPS_ABOVE`` (a quarter of the L2 of
+  operand (depth x columns floats) is larger than ``STEPS_ABOVE`` (256 KB: half the L2 of
   this machine's cores; a power-of-two row stride leaves only part of it to them). Below,
   they only cost: 256x256 by 256x256 0.350 ms without, 0.365 with (and a 4-device pmap
   of that product 1.92-2.07 ms against 2.13); 128x512 by 512x512 0.99 without, 0.75 with.
