@@ -115,6 +115,11 @@ def test_a_programs_spec_configures_its_products_by_their_shapes(tmp_path):
         compiler.avx2_tuning_flags(reversed(shapes)))      # named by content
     assert compiler.tuning_spec(compiler.avx2_tuning_flags(shapes[-2:])) == \
         compiler.AVX2_MATMUL_TUNING
+    # products below the spec's @large (48 rows, 64 columns) are IREE's: no matcher
+    assert compiler.tuning_spec(compiler.avx2_tuning_flags(
+        [(47, 200, 128, False), (100, 63, 128, True)])) == compiler.AVX2_MATMUL_TUNING
+    assert compiler.tuning_spec(compiler.avx2_tuning_flags([(48, 200, 128, False)])) != \
+        compiler.AVX2_MATMUL_TUNING
     # written beside the persistent cache, or elsewhere when that cannot be written to
     if cache.cache_dir() is not None:
         assert compiler.tuning_spec(flags).startswith(os.path.join(str(cache.cache_dir()), ""))
@@ -128,6 +133,8 @@ def test_a_programs_spec_configures_its_products_by_their_shapes(tmp_path):
         config.update("irax_compilation_cache_dir", old)
     assert open(elsewhere).read() == open(compiler.tuning_spec(flags)).read()
     assert not elsewhere.startswith(str(tmp_path))
+    # written whole (a temporary file renamed): nothing else left in this process's folder
+    assert all(name.endswith(".mlir") for name in os.listdir(os.path.dirname(elsewhere)))
     products = {**ODD_PRODUCTS, "ab": PRODUCTS["ab"],
                 "small": ("256x256", "256x256", "contracting_dims = [1] x [0]", "256x256")}
     configs = _configs(tmp_path, products, flags)

@@ -54,8 +54,6 @@ AVX2_MATMUL_TUNING = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                   "avx2_matmul_tuning.mlir")
 #: the generic block's extent, and the range of extents a dividing block is taken from
 BLOCK, BLOCK_RANGE = 64, (32, 128)
-#: the smallest products the spec tiles (its @large): rows, columns
-MIN_ROWS, MIN_COLUMNS = 48, 64
 #: the size of a right operand (in floats) above which the reduction goes in steps
 STEPS_ABOVE = 64 * 1024
 _STEPS = re.compile(r"cache_reduction = \[[0-9, ]+\],\s*")
@@ -81,19 +79,33 @@ def block(extent: int) -> int:
     return min(divisors, key=lambda d: (abs(d - BLOCK), -d)) if divisors else BLOCK
 
 
+class _Base:
+    """The generic spec: its text, its tiles' configurations (``infos``: plain, batched)
+    and the smallest product it tiles (``min_rows``, ``min_columns``: its ``@large``)."""
+
+    def __init__(self):
+        with open(AVX2_MATMUL_TUNING) as f:
+            self.text = text = f.read()
+        self.infos = {}
+        for batched, name in ((False, "@tiles_6x16()"), (True, "@tiles_6x16_batched()")):
+            found = re.search(re.escape(name) + r".*?transform\.param\.constant (.*?)\n\s*->",
+                              text, re.S)
+            if found is None or _BLOCKS[batched] not in found.group(1):
+                raise RuntimeError(f"irax: {AVX2_MATMUL_TUNING}: expected {name} configuring "
+                                   f"{_BLOCKS[batched]!r}")
+            self.infos[batched] = found.group(1)
+        large = re.search(r"@large\(.*?%m_min = transform\.param\.constant (\d+).*?"
+                          r"%n_min = transform\.param\.constant (\d+)", text, re.S)
+        missing = [m for m in (_SHAPES, _NAMES) if m not in text]
+        if large is None or missing:
+            raise RuntimeError(f"irax: {AVX2_MATMUL_TUNING}: expected @large's %m_min and "
+                               f"%n_min and the lines {missing or [_SHAPES, _NAMES]}")
+        self.min_rows, self.min_columns = int(large.group(1)), int(large.group(2))
+
+
 @functools.lru_cache(maxsize=None)
-def _base() -> tuple[str, dict[bool, str]]:
-    """The generic spec's text, and its tiles' configurations (plain, batched)."""
-    with open(AVX2_MATMUL_TUNING) as f:
-        text = f.read()
-    infos = {}
-    for batched, name in ((False, "@tiles_6x16()"), (True, "@tiles_6x16_batched()")):
-        found = re.search(re.escape(name) + r".*?transform\.param\.constant (.*?)\n\s*->",
-                          text, re.S)
-        infos[batched] = found.group(1)
-        assert _BLOCKS[batched] in infos[batched], name
-    assert _SHAPES in text and _NAMES in text
-    return text, infos
+def _base() -> _Base:
+    return _Base()
 
 
 def _matcher(form: str, shape: tuple[int, int, int], info: str) -> tuple[str, str]:
@@ -139,11 +151,12 @@ def configuration(rows: int, cols: int, depth: int) -> tuple[int, int, bool]:
 def spec_text(products) -> str:
     """The spec of a program whose products have the shapes ``products`` (``(rows,
     columns, depth, batched)``: ``lowering/work.py Work.products``)."""
-    text, infos = _base()
+    base = _base()
+    text, infos = base.text, base.infos
     matchers, names = [], []
     for rows, cols, depth, batched in sorted(set(products)):
-        if rows < MIN_ROWS or cols < MIN_COLUMNS:
-            continue
+        if rows < base.min_rows or cols < base.min_columns:
+            continue     # the spec leaves them to IREE
         bm, bn, steps = configuration(rows, cols, depth)
         if (bm, bn, steps) == (BLOCK, BLOCK, True):
             continue     # the generic matcher's
@@ -166,7 +179,7 @@ def spec_text(products) -> str:
 def spec_for(products) -> str:
     """The path of the spec ``spec_text(products)`` (the generic file when that is it)."""
     text = spec_text(products)
-    if text == _base()[0]:
+    if text == _base().text:
         return AVX2_MATMUL_TUNING
     name = hashlib.sha256(text.encode()).hexdigest()[:32] + ".mlir"
     d = cache.cache_dir()
@@ -186,8 +199,5 @@ def _write(folder: str, name: str, text: str) -> str:
     path = os.path.join(folder, name)
     if not os.path.exists(path):
         os.makedirs(folder, exist_ok=True)
-        partial = f"{path}.{os.getpid()}.{threading.get_ident()}"
-        with open(partial, "w") as f:
-            f.write(text)
-        os.replace(partial, path)
+        cache.write_atomically(path, text.encode())
     return path

@@ -142,19 +142,26 @@ def store(key: str, payload: bytes, info: dict | None = None, suffix: str = ".vm
         return
     try:
         os.makedirs(d, exist_ok=True)
-        data = encode_entry(key, payload, info)
-        tmp = os.path.join(d, f".{key}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                     0o666)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, d / f"{key}{suffix}")
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        write_atomically(d / f"{key}{suffix}", encode_entry(key, payload, info))
     except OSError as e:
         log.warning("irax: could not write compile cache entry under %s: %s", d, e)
+
+
+def write_atomically(path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` through a temporary file beside it and a rename, so
+    that no reader (another process too) sees part of it; the folder must exist. The file
+    gets the mode any new file of the process gets (0o666 less the umask)."""
+    folder, name = os.path.split(os.fspath(path))
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

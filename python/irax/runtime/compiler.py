@@ -417,8 +417,10 @@ def compile_keyed(code: bytes, key: str, info: dict, name: str = "main",
         # limit" for vmap(grad) of an MLP): those compile without it, under the same key;
         # so does a program IREE fails to compile with irax's tuning spec (none known)
         spec = tuning_spec(flags)
-        plain = tuple(f for f in flags if f not in DATA_TILING_FLAGS and
-                      f not in AVX2_TUNING_FLAGS[2:] and f != _TUNING_FLAG + str(spec))
+        dropped = set(DATA_TILING_FLAGS)
+        if spec is not None:     # the spec and the flag that only it needs
+            dropped |= {_TUNING_FLAG + spec, *AVX2_TUNING_FLAGS[2:]}
+        plain = tuple(f for f in flags if f not in dropped)
         if plain == flags:
             raise
         vmfb = invoke(code, plain, name)
