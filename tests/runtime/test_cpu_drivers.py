@@ -169,6 +169,48 @@ def test_loop_kernel_programs_time_both_drivers_and_keep_the_faster(auto_driver)
     assert not exe_one.threads and not exe_host.threads
 
 
+def test_mid_sized_products_time_both_drivers_on_one_device_and_on_several(auto_driver):
+    """Between ``irax_cpu_tune_min_flops`` and ``irax_cpu_threads_min_flops`` multiply-adds
+    (per device), a loop-free program measures both drivers over its first calls (where
+    the pool starts to pay depends on the machine), a multi-device one too; below the
+    band it stays inline, from its top it goes to the pool untried."""
+    from irax.runtime.executable import Tuned
+
+    old = config.jax_num_cpu_devices, config.irax_cpu_tune_min_flops, \
+        config.irax_shard_map_threads
+    config.update("jax_num_cpu_devices", 2)
+    config.update("irax_shard_map_threads", False)   # the one multi-device program
+    try:
+        config.update("irax_cpu_tune_min_flops", 32 ** 3)
+        config.update("irax_cpu_threads_min_flops", 48 ** 3)
+        a = np.random.default_rng(2).standard_normal((2, 32, 32)).astype(np.float32)
+        g = lambda a: jnp.tanh(a[0] @ a[1])   # noqa: E731
+        first, exe = _executable(g, a)
+        f = irax.jit(g)
+        assert isinstance(exe, Tuned) and exe.chosen is None
+        pm = lambda x: irax.pmap(lambda b: b @ b)(x)   # noqa: E731 - 32^3 a device
+        pfirst, pexe = _executable(pm, a)
+        assert isinstance(pexe, Tuned) and pexe.chosen is None
+        for _ in range(2 * Tuned.TRIALS + 2):
+            np.testing.assert_array_equal(np.asarray(f(a)), np.asarray(first))
+            np.testing.assert_array_equal(np.asarray(irax.jit(pm)(a)), np.asarray(pfirst))
+        assert exe.threads in (True, False) and pexe.threads in (True, False)
+        np.testing.assert_allclose(np.asarray(pfirst), a @ a, rtol=1e-5, atol=1e-4)
+        _, below = _executable(lambda a: a[0, :16] @ a[1] + 1.0, a)   # 16 * 32 * 32
+        assert not isinstance(below, Tuned) and not below.threads
+        config.update("irax_cpu_threads_min_flops", 32 ** 3)
+        _, top = _executable(lambda a: a[0] @ a[1] - 1.0, a)
+        assert not isinstance(top, Tuned) and top.threads
+        config.update("irax_cpu_tune_min_flops", 0)    # 0: no program is tried
+        config.update("irax_cpu_threads_min_flops", 48 ** 3)
+        _, off = _executable(lambda a: a[0] @ a[1] * 2.0, a)
+        assert not isinstance(off, Tuned) and not off.threads
+    finally:
+        config.update("jax_num_cpu_devices", old[0])
+        config.update("irax_cpu_tune_min_flops", old[1])
+        config.update("irax_shard_map_threads", old[2])
+
+
 def test_forced_drivers_and_bad_values(auto_driver):
     a = np.ones((8, 8), np.float32)
     config.update("irax_cpu_threads_min_flops", 0)

@@ -161,6 +161,13 @@ config.define("irax_cpu_threads_min_flops", 1 << 25,
               "products and convolutions, per device of a multi-device program, from "
               "which it runs on the thread pool.",
               _nonnegative_int, env="IRAX_CPU_THREADS_MIN_FLOPS")
+config.define("irax_cpu_tune_min_flops", 1 << 22,
+              "Under irax_cpu_driver='auto': a loop-free program whose matrix products and "
+              "convolutions hold from this many multiply-adds (per device of a "
+              "multi-device program) to below irax_cpu_threads_min_flops times its first "
+              "calls on both drivers and keeps the faster (where the pool starts to pay "
+              "depends on the machine's cores and vector units).",
+              _nonnegative_int, env="IRAX_CPU_TUNE_MIN_FLOPS")
 config.define("irax_cpu_threads", 0,
               "Worker threads of IREE's CPU thread pool ('local-task'); 0: one per CPU "
               "this process may run on. Read once, when the pool is created.",

@@ -232,8 +232,7 @@ def wants_threads(work, device, devices: int = 1) -> bool:
     products and convolutions of each of its ``devices`` (which run one after another)
     hold at least ``irax_cpu_threads_min_flops`` multiply-adds (below that, and for
     elementwise work, the thread hand-off costs more than a second core gains:
-    docs/performance.md; a 4-device pmap of 256x256 products, 2^24 multiply-adds a
-    device, took 3.2 ms on the pools and 2.6 ms without)."""
+    docs/performance.md; ``tunes_threads`` tries both below that)."""
     if device.platform != "cpu" or config.irax_cpu_driver != "auto" or _ONE_THREAD.on:
         return False
     return (not work.host_loops
@@ -242,12 +241,21 @@ def wants_threads(work, device, devices: int = 1) -> bool:
 
 def tunes_threads(work, device, group) -> bool:
     """Whether a program's first calls measure which driver runs it faster (``Tuned``):
-    under "auto", for one-device programs whose loops are all loop kernels over several
-    elements (no loop driven from the host, where IREE 3.13 races on the pool) and that
-    ``wants_threads`` does not already send to the pool."""
-    return (device.platform == "cpu" and config.irax_cpu_driver == "auto" and not group
-            and not _ONE_THREAD.on and not work.host_loops and work.kernel_elements >= 2
-            and not wants_threads(work, device))
+    under "auto", for programs with no loop driven from the host (where IREE 3.13 races
+    on the pool) that ``wants_threads`` does not already send to the pool, and whose
+    loops are all loop kernels over several elements (one-device programs), or whose
+    products and convolutions hold at least ``irax_cpu_tune_min_flops`` multiply-adds
+    per device: where the pool starts to pay for such a program depends on the machine
+    (a 256x256 product and tanh, 2^24 multiply-adds: 0.34 ms inline and 0.29 on the
+    pool on a 2-core AVX-512 machine, 0.36 and 0.33 on a 2-core AVX2 one; a 4-device
+    pmap of it 1.68 and 1.14 ms on the first, 2.6 and 3.2 ms on the second)."""
+    if device.platform != "cpu" or config.irax_cpu_driver != "auto" or _ONE_THREAD.on \
+            or work.host_loops or wants_threads(work, device, len(group)):
+        return False
+    if not group and work.kernel_elements >= 2:
+        return True
+    return 0 < config.irax_cpu_tune_min_flops * max(len(group), 1) \
+        <= work.flops
 
 
 def _executable(vmfb: bytes, device, group, out_dtypes, function: str,

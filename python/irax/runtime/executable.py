@@ -148,12 +148,14 @@ class Tuned:
     measured faster: the calling thread (``local-sync``) or IREE's thread pool
     (``local-task``). Loop kernels (``irax-loop-kernels``) run each element's loop
     independently; the pool splits the elements over the cores, which pays off for long
-    loops and costs a hand-off (tens of microseconds) for short ones. The first
-    ``2 * TRIALS`` calls alternate between the two (each driver's first call, which
-    starts threads and touches fresh memory, is not counted); the results are the same
-    either way."""
+    loops and costs a hand-off (tens of microseconds) for short ones; for mid-sized
+    matrix products where the pool starts to pay depends on the machine
+    (``frontend/compile.py tunes_threads``). The first ``2 * (TRIALS + 1)`` calls
+    alternate between the two (each driver's first call, which starts threads and
+    touches fresh memory, is not counted; the pool's next ones are slower too, hence
+    five); the results are the same either way."""
 
-    TRIALS = 3
+    TRIALS = 5
 
     def __init__(self, inline: Executable, pool: Executable):
         self.vmfb = inline.vmfb
