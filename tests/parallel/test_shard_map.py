@@ -115,6 +115,54 @@ def test_threaded_results_stay_on_their_devices(mesh):
     np.testing.assert_allclose(np.asarray(looped(a)), np.tile(2 * s, (1, 2)), rtol=1e-6)
 
 
+def test_threaded_collectives_share_their_work(mesh, monkeypatch):
+    """On threads each member of a psum group sums its share of the elements into one
+    array the group fills together, and each all_gather member writes its own place:
+    sizes that do not divide among the members, 0-d values, integers, collectives one
+    after another on the same axis (a new shared array each), and the operands read
+    as views of the devices' buffers (not copied), all equal NumPy's."""
+    runs = []
+    original = spmd.SpmdProgram._run
+    monkeypatch.setattr(spmd.SpmdProgram, "_run",
+                        lambda self, k, args: runs.append(k) or original(self, k, args))
+    writeable = []
+    meet = spmd._Rendezvous.meet
+    monkeypatch.setattr(spmd._Rendezvous, "meet", lambda self, pos, value, *a: (
+        writeable.append(value.flags.writeable), meet(self, pos, value, *a))[1])
+
+    def f(v, i):
+        s = lax.psum(v, ("x", "y"))           # 5 elements over 4 members
+        t = lax.psum(s * v, "x")              # the next one on an overlapping group
+        return {"s": s, "t": t, "m": lax.pmax(v[:1], "y"), "i": lax.psum(i, "x"),
+                "z": lax.psum(v[0], ("x", "y")),
+                "g": lax.all_gather(v[:3], ("x", "y"), tiled=True),
+                "gs": lax.all_gather(v[0], "y")}
+
+    g = irax.shard_map(f, mesh=mesh, in_specs=(P(("x", "y")), P(("x", "y"))),
+                       out_specs={"s": P(), "t": P("y"), "m": P("x"), "i": P("y"),
+                                  "z": P(), "g": P(), "gs": P("x")},
+                       check_vma=False)   # JAX's check does not see an all_gather's result
+                                          # equal over its axes either
+    rng = np.random.default_rng(5)
+    v = rng.standard_normal(20).astype(np.float32)
+    i = rng.integers(-50, 50, 4).astype(np.int32)
+    out = g(v, i)
+    assert sorted(runs) == [0, 1, 2, 3]
+    assert writeable and not any(writeable)   # the mapped buffers, read-only
+    blocks = v.reshape(4, 5)   # device k = 2 * x + y holds blocks[k]
+    s = blocks.sum(0)
+    np.testing.assert_allclose(np.asarray(out["s"]), s, rtol=1e-6)
+    t = np.stack([s * blocks[0] + s * blocks[2], s * blocks[1] + s * blocks[3]])
+    np.testing.assert_allclose(np.asarray(out["t"]), t.reshape(-1), rtol=1e-5)
+    np.testing.assert_array_equal(np.asarray(out["m"]),
+                                  [max(blocks[0, 0], blocks[1, 0]),
+                                   max(blocks[2, 0], blocks[3, 0])])
+    np.testing.assert_array_equal(np.asarray(out["i"]), [i[0] + i[2], i[1] + i[3]])
+    np.testing.assert_allclose(np.asarray(out["z"]), blocks[:, 0].sum(), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(out["g"]), blocks[:, :3].reshape(-1))
+    np.testing.assert_array_equal(np.asarray(out["gs"]), blocks[:, 0])
+
+
 def test_a_failing_device_stops_the_others(mesh):
     """On threads, a device whose program fails releases the others waiting for it at a
     collective: its error is raised (no hang), and the next call runs normally."""

@@ -209,14 +209,15 @@ def _checked(api: str, name: str, result, out_avals) -> list[np.ndarray]:
     return outs
 
 
-def _value_callback(api, op_cls, callback, result_shape_dtypes, args, kwargs, **attrs):
+def _value_callback(api, op_cls, callback, result_shape_dtypes, args, kwargs,
+                    keep: bool | None = None, **attrs):
     if not callable(callback):
         raise TypeError(f"{api}: the callback must be callable, got {type(callback)}")
     out_tree, out_avals = _result_avals(api, result_shape_dtypes)
     tree, dynamic, static = _split(args, kwargs)
     name = fun_origin(callback, qualified=True)
 
-    keep = op_cls is not PureCallback
+    keep = op_cls is not PureCallback if keep is None else keep
 
     def flat(arrays, avals):
         a, k = _merge(tree, _host_arrays(arrays, keep), static)
@@ -246,3 +247,12 @@ def io_callback(callback, result_shape_dtypes, *args, sharding=None, ordered: bo
     once per execution, in program order with the other effectful callbacks."""
     return _value_callback("irax.experimental.io_callback", IoCallback, callback,
                            result_shape_dtypes, args, kwargs, ordered=bool(ordered))
+
+
+def borrowing_io_callback(callback, result_shape_dtypes, *args, ordered: bool = False):
+    """``io_callback`` whose callback gets the runtime's mapped views of the arguments'
+    buffers, valid until it returns, instead of copies: for irax's own callbacks that
+    read their arguments only before they return (the collectives of a shard_map run on
+    threads, ``transforms/spmd.py``)."""
+    return _value_callback("irax.experimental.io_callback", IoCallback, callback,
+                           result_shape_dtypes, args, {}, keep=False, ordered=bool(ordered))

@@ -5,9 +5,12 @@ devices run at once.
 
 Every device runs the same program, compiled once: ``f`` on its blocks, plus its
 position in the mesh as an argument. A collective is a host callback in which the
-devices meet (``_Rendezvous``): each hands over its operand, waits for the others and
-computes its own result from theirs with NumPy (the sum of its group, the gathered
-stack, its permuted source, ...). ``axis_index`` is arithmetic on the position.
+devices meet (``_Rendezvous``): each hands over a view of its operand (not a copy),
+and between two barriers computes its part of the result from its group's with NumPy:
+its share of the elements of a sum, whose group fills one array together (the
+reduce-scatter and all-gather of a ring all-reduce, in shared memory), its place in a
+gathered array, its block of a psum_scatter, a copy of its ppermute source.
+``axis_index`` is arithmetic on the position.
 
     with bound_axis("x", 2, spmd=handler):      # lax.psum(v, "x") calls
         f(*blocks)                              #   handler(Psum, [v], attrs)
@@ -35,7 +38,7 @@ from irax.dialect import collective as C
 from irax.dialect import elementwise as E
 from irax.frontend.axes import bound_axis
 from irax.frontend.compile import one_thread_each
-from irax.frontend.host_callback import io_callback
+from irax.frontend.host_callback import borrowing_io_callback
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array
@@ -47,19 +50,26 @@ class NotSpmd(Exception):
 
 
 class _Rendezvous:
-    """Where the devices of one call meet at each collective: every device hands over
-    its operand and gets everyone's (two barriers: all written, all read)."""
+    """Where the devices of one call meet at each collective (two barriers). Between
+    them every device's operand is in ``slots`` and stays valid (each is a view of its
+    device's buffer, mapped for the duration of its host call, which ends after the
+    second barrier), so each device computes its part of the result there; ``shared``
+    holds, per group, the one output array its members fill together."""
 
     def __init__(self, n: int):
         self.slots = [None] * n
+        self.shared = [None] * n
         self.barrier = threading.Barrier(n, timeout=600)
 
-    def exchange(self, pos: int, value):
+    def meet(self, pos: int, value, group, i: int, rule):
         self.slots[pos] = value
+        if i == 0 and rule.shares:
+            self.shared[group[0]] = np.empty(rule.aval.shape, rule.aval.dtype)
         self.barrier.wait()
-        got = list(self.slots)
-        self.barrier.wait()
-        return got
+        try:
+            return rule([self.slots[k] for k in group], i, value, self.shared[group[0]])
+        finally:
+            self.barrier.wait()
 
 
 def _groups(mesh, name) -> dict:
@@ -71,16 +81,75 @@ def _groups(mesh, name) -> dict:
     return out
 
 
-def _host_rule(op_cls, attrs):
-    """``rule(values_of_group, index_in_group, mine)``: one device's result of the
-    collective from its group's operands, with NumPy (ufuncs, which let the other
-    devices' threads run meanwhile; a scatter sums only its own block)."""
+def _part(size: int, n: int, i: int) -> slice:
+    """Device ``i`` of ``n``'s share of ``size`` flat elements."""
+    return slice(size * i // n, size * (i + 1) // n)
+
+
+class _Reduce:
+    """psum / pmax / pmin: each member reduces its share of the elements over the
+    group's operands into the group's shared result (a reduce-scatter and an all-gather
+    in one array); every member's result is that array."""
+
+    shares = True
+
+    def __init__(self, ufunc, aval):
+        self.ufunc, self.aval = ufunc, aval
+
+    def __call__(self, vals, i, x, out):
+        at = _part(out.size, len(vals), i)
+        dst = out.reshape(-1)[at]
+        src = [np.asarray(v, self.aval.dtype).reshape(-1)[at] for v in vals]
+        if len(src) == 1:
+            np.copyto(dst, src[0])
+        else:
+            self.ufunc(src[0], src[1], out=dst)
+            for v in src[2:]:
+                self.ufunc(dst, v, out=dst)
+        return out
+
+
+class _Gather:
+    """all_gather: each member copies its own operand into its place of the group's
+    shared result."""
+
+    shares = True
+
+    def __init__(self, axis: int, tiled: bool, aval):
+        self.axis, self.tiled, self.aval = axis, tiled, aval
+
+    def __call__(self, vals, i, x, out):
+        at = [slice(None)] * out.ndim
+        if self.tiled:
+            n = out.shape[self.axis] // len(vals)
+            at[self.axis] = slice(i * n, (i + 1) * n)
+        else:
+            at[self.axis] = i
+        out[tuple(at)] = x
+        return out
+
+
+class _Own:
+    """A collective whose members' results differ (psum_scatter, ppermute): each
+    computes its own from the group's operands, copying what it keeps."""
+
+    shares = False
+
+    def __init__(self, fn, aval):
+        self.fn, self.aval = fn, aval
+
+    def __call__(self, vals, i, x, out):
+        return np.array(self.fn(vals, i, x), dtype=self.aval.dtype, copy=True)
+
+
+def _host_rule(op_cls, attrs, aval):
+    """The rule of one device's part of the collective (``_Rendezvous.meet``), from its
+    group's operands, with NumPy (ufuncs, which let the other devices' threads run
+    meanwhile)."""
     if op_cls in (C.Psum, C.Pmax, C.Pmin):
-        ufunc = {C.Psum: np.add, C.Pmax: np.maximum, C.Pmin: np.minimum}[op_cls]
-        return lambda vals, i, x: functools.reduce(ufunc, vals)
+        return _Reduce({C.Psum: np.add, C.Pmax: np.maximum, C.Pmin: np.minimum}[op_cls], aval)
     if op_cls is C.AllGather:
-        ax, tiled = attrs["axis"], attrs["tiled"]
-        return lambda vals, i, x: np.concatenate(vals, ax) if tiled else np.stack(vals, ax)
+        return _Gather(attrs["axis"], attrs["tiled"], aval)
     if op_cls is C.PsumScatter:
         sd, tiled = attrs["scatter_dimension"], attrs["tiled"]
 
@@ -92,14 +161,14 @@ def _host_rule(op_cls, attrs):
             else:
                 at[sd] = i
             return functools.reduce(np.add, [v[tuple(at)] for v in vals])
-        return scatter
+        return _Own(scatter, aval)
     if op_cls is C.Ppermute:
         flat = attrs["perm"]
         source = {d: s for s, d in zip(flat[::2], flat[1::2])}
 
         def permute(vals, i, x):
             return vals[source[i]] if i in source else np.zeros_like(x)
-        return permute
+        return _Own(permute, aval)
     raise NotSpmd(f"{op_cls.name} has no per-device form")
 
 
@@ -130,18 +199,17 @@ class _Handler:
         host = self.hosts.get(key)
         if host is None:
             host = self.hosts.setdefault(key, _host_function(
-                _host_rule(op_cls, attrs), _groups(self.mesh, name), self.rdv, aval))
-        return io_callback(host, ShapeDtypeStruct(aval.shape, aval.dtype), x, self.pos,
-                           ordered=True)
+                _host_rule(op_cls, attrs, aval), _groups(self.mesh, name), self.rdv))
+        return borrowing_io_callback(host, ShapeDtypeStruct(aval.shape, aval.dtype), x,
+                                     self.pos, ordered=True)
 
 
-def _host_function(rule, groups, rdv, aval):
+def _host_function(rule, groups, rdv):
     def host(v, pos):
         pos = int(pos)
-        got = rdv.exchange(pos, np.asarray(v))
         group, i = groups[pos]
-        out = rule([got[k] for k in group], i, np.asarray(v))
-        return np.asarray(out, dtype=aval.dtype).reshape(aval.shape)
+        out = rdv.meet(pos, np.asarray(v), group, i, rule)
+        return out.reshape(rule.aval.shape)
     return host
 
 
