@@ -256,6 +256,11 @@ config.define("irax_loop_kernel_max_elements", 256,
               "most this many elements, with elementwise cond and body, runs as one native "
               "loop in one dispatch (irax-loop-kernels); 0 keeps every loop host-driven.",
               _nonnegative_int, env="IRAX_LOOP_KERNEL_MAX_ELEMENTS", traced=True)
+config.define("irax_loop_kernel_vector_lanes", True,
+              "A loop kernel (irax_loop_kernel_max_elements) computes the elements of a row "
+              "as one vector (each op one vector instruction) instead of as separate "
+              "scalars; the same bits either way.", _bool,
+              env="IRAX_LOOP_KERNEL_VECTOR_LANES", traced=True)
 config.define("irax_vector_loop_kernels", True,
               "A jitted while/fori/scan loop whose state is scalars and small vectors, "
               "with elementwise ops, products of a vector by a fixed matrix, reductions "
