@@ -159,7 +159,7 @@ def test_loop_kernel_programs_time_both_drivers_and_keep_the_faster(auto_driver)
     assert isinstance(exe_again, Tuned)
     np.testing.assert_array_equal(np.asarray(again), np.asarray(first))
     w = measure(_iree_module(loop, v, np.int32(3)))
-    assert w.loops and not w.host_loops and w.kernel_elements == 16   # rows of 4 lanes
+    assert w.loops and not w.host_loops and w.kernel_elements == 4   # rows of 16 lanes
     _, exe_one = _executable(loop, v[:1], np.int32(5))
     _, exe_host = _executable(
         lambda a, n: irax.lax.while_loop(lambda c: c[0] < n,
