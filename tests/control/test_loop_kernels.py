@@ -145,10 +145,11 @@ def test_grad_through_a_while_loop_runs_as_one_kernel():
     np.testing.assert_allclose(got[256], np.asarray(jax.grad(jloss)(x)), rtol=2e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("size", [1, 3, 6, 12])
+@pytest.mark.parametrize("size", [1, 3, 6, 12, 32, 48])
 def test_every_lane_count_gives_the_bits_of_the_host_driven_loop(size):
-    """A kernel runs rows of 4, 2 or 1 element loops side by side (``lanes_for``): odd,
-    even and multiple-of-4 sizes give the host-driven loop's bits."""
+    """A kernel runs rows of 16, 8, 4, 2 or 1 element loops side by side, as vectors
+    (``lanes_for``; two results and six other bindings: at most 8 lanes): odd, even and
+    multiple-of-4 sizes give the host-driven loop's bits."""
     from irax.lowering.loop_kernel import lanes_for
 
     def f(v, n):
@@ -164,4 +165,33 @@ def test_every_lane_count_gives_the_bits_of_the_host_driven_loop(size):
             got[limit] = [np.asarray(r) for r in irax.jit(f)(v, np.int32(25))]
     for a, b in zip(got[256], got[0]):
         np.testing.assert_array_equal(a, b)
-    assert lanes_for(size) == {1: 1, 3: 1, 6: 2, 12: 4}[size]
+    assert lanes_for(size, 2, 6, vector=True) == {1: 1, 3: 1, 6: 2, 12: 4, 32: 8, 48: 8}[size]
+    assert lanes_for(size, 2, 6) == {1: 1, 3: 1, 6: 2, 12: 4, 32: 4, 48: 4}[size]   # scalars
+
+
+def test_kernels_stay_within_the_bindings_of_a_dispatch():
+    """Each lane of each shaped result is a binding of the kernel's dispatch, and IREE
+    takes at most 32: many carries get fewer lanes (six: two lanes, with ten other
+    bindings), too many make no scalar kernel (it was a runtime error when the kernel was
+    made anyway; a vector kernel takes the loop instead), with the same values."""
+    from irax.lowering.loop_kernel import MAX_BINDINGS, lanes_for
+
+    def f(vs, n):
+        def body(c):
+            i, xs = c
+            return i + 1, tuple(x * 0.5 + xs[(j + 1) % len(xs)] * 0.25
+                                for j, x in enumerate(xs))
+        return ilax.while_loop(lambda c: c[0] < n, body, (0, tuple(vs)))[1]
+
+    for count in (6, 16):
+        vs = [np.linspace(-1, 1, 64, dtype=np.float32) * (j + 1) for j in range(count)]
+        text = irax.jit(f).lower(vs, np.int32(9)).as_text("iree")
+        assert ("linalg.generic" in text) == (count == 6)
+        got = irax.jit(f)(vs, np.int32(9))
+        want = [v.copy() for v in vs]
+        for _ in range(9):
+            want = [x * np.float32(0.5) + want[(j + 1) % count] * np.float32(0.25)
+                    for j, x in enumerate(want)]
+        for a, b in zip(got, want):
+            np.testing.assert_allclose(np.asarray(a), b, rtol=1e-6)
+    assert lanes_for(64, 6, 10, vector=True) == 2 and 2 * 6 + 10 <= MAX_BINDINGS

@@ -287,6 +287,9 @@ def qualifies(while_op) -> tuple | None:
         if not limit or int(np.prod(shape, dtype=np.int64)) > limit or 0 in shape:
             return None
         _check_region_ops(while_op, shape)
+        per_lane, others = _bindings(while_op)
+        if per_lane + others > MAX_BINDINGS:   # more bindings than IREE takes: stays
+            return None
         return shape
     except Reject:
         return None
@@ -580,16 +583,26 @@ LANES = 4
 #: floats, one thread: 4 scalar lanes 0.60-0.70 ms, a vector of 4 0.52-0.56, 8 0.31-0.33,
 #: 16 0.23-0.29)
 VECTOR_LANES = 16
-#: a kernel yields each lane of each shaped result as a tensor of its own: IREE 3.13
-#: takes at most 32 bindings a dispatch, so lanes times shaped results stay below this
-LANE_OUTPUTS = 24
+
+#: IREE 3.13 takes at most 32 bindings a dispatch, and a kernel yields each lane of each
+#: shaped result as a tensor of its own (a binding each, beside one for each input and
+#: one for the constant tables): a kernel keeps this many at most, a margin below
+MAX_BINDINGS = 30
 
 
-def lanes_for(n: int, results: int = 1, vector: bool = False) -> int:
-    """How many elements of an ``n``-element loop with ``results`` shaped results one
-    kernel instance runs (at least two rows: work for two cores)."""
+def _bindings(while_op) -> tuple[int, int]:
+    """A kernel of ``while_op``'s bindings: (per lane, the others)."""
+    shaped = sum(shape_elem(r.type)[0] != () for r in while_op.results)
+    inputs = len(set(list(while_op.operands) + _captures(while_op)))
+    return shaped, inputs + (len(while_op.results) - shaped) + 1
+
+
+def lanes_for(n: int, per_lane: int = 1, others: int = 0, vector: bool = False) -> int:
+    """How many elements of an ``n``-element loop one kernel instance runs (at least two
+    rows: work for two cores), its bindings (``per_lane`` a lane, ``others``) within
+    ``MAX_BINDINGS``."""
     widest = VECTOR_LANES if vector else LANES
-    options = [k for k in (16, 8, 4, 2) if k <= widest and k * max(results, 1) <= LANE_OUTPUTS]
+    options = [k for k in (16, 8, 4, 2) if k <= widest and k * per_lane + others <= MAX_BINDINGS]
     return next((k for k in options if n % k == 0 and n >= 2 * k), 1)
 
 
@@ -609,7 +622,7 @@ def rewrite(while_op, shape) -> None:
     ir = mlir.ir()
     n = int(np.prod(shape, dtype=np.int64))
     vector = bool(config.irax_loop_kernel_vector_lanes)
-    lanes = lanes_for(n, sum(shape_elem(r.type)[0] != () for r in while_op.results), vector)
+    lanes = lanes_for(n, *_bindings(while_op), vector)
     rows = n // lanes
     em = (VectorLaneEmitter if lanes > 1 and vector else ScalarEmitter)(while_op.location,
                                                                         lanes)
