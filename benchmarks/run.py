@@ -117,14 +117,27 @@ def _version(dist: str):
         return None
 
 
+def _vector_isa(flags: set) -> str | None:
+    """The widest x86 vector extension of a CPU's flags (what the compiled code uses)."""
+    return next((name for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2"),
+                                         ("avx", "AVX")) if flag in flags), None)
+
+
 def machine(ctx_cmd: str) -> dict:
     cpu = platform.processor() or None
+    flags: set = set()
     try:
         with open("/proc/cpuinfo") as f:
-            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")),
-                       cpu)
+            lines = f.readlines()
+        cpu = next((ln.split(":", 1)[1].strip() for ln in lines if ln.startswith("model name")),
+                   cpu)
+        flags = next((set(ln.split(":", 1)[1].split()) for ln in lines
+                      if ln.startswith("flags")), set())
     except OSError:
         pass
+    isa = _vector_isa(flags)
+    if cpu and isa:
+        cpu = f"{cpu} ({isa})"
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
             "irax": _version("irax"), "jax": _version("jax"), "jaxlib": _version("jaxlib"),
             "numpy": _version("numpy"), "iree_runtime": _version("iree-base-runtime"),
