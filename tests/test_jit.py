@@ -49,6 +49,43 @@ def test_retrace_only_for_new_signature():
     assert f._cache_size() == 5
 
 
+def test_the_hot_path_follows_caches_and_traced_options():
+    """A call with one irax array of the same aval as the last call's finds its entry
+    without building the key (``_Specializations.last``); clearing the caches, a traced
+    option, or another aval (equal or not) still take the full lookup."""
+    from irax.config import config
+
+    calls = []
+
+    @irax.jit
+    def f(x):
+        calls.append(1)
+        return x * 2 + (1 if config.jax_enable_x64 else 0)
+
+    x = irax.device_put(np.ones(3, np.float32))
+    for _ in range(3):
+        y = f(x)
+    assert len(calls) == 1 and f._specs.last[0] is x.aval
+    z = f(y)                     # a result: its aval is the entry's own
+    np.testing.assert_array_equal(np.asarray(z), np.full(3, 4, np.float32))
+    f(irax.device_put(np.ones(3, np.float32)))     # an equal aval, another object
+    assert len(calls) == 1
+    f.clear_cache()
+    assert f._specs.last is None
+    f(x)
+    assert len(calls) == 2
+    irax.clear_caches()
+    f(x)
+    assert len(calls) == 3
+    with config.override("jax_enable_x64", True):   # a traced option: traced again
+        np.testing.assert_array_equal(np.asarray(f(x)), np.full(3, 3.0))
+        assert len(calls) == 4
+    np.testing.assert_array_equal(np.asarray(f(x)), np.full(3, 2, np.float32))
+    assert len(calls) == 4
+    f(irax.device_put(np.ones(4, np.float32)))     # another shape
+    assert len(calls) == 5
+
+
 def test_static_argnums_and_argnames():
     calls = []
 

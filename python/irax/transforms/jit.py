@@ -205,7 +205,8 @@ class JitFunction:
             avals = self._abstract(treedef, args, kwargs, avals)
         elif _AUTO_DYNAMIC[0]:
             avals = self._auto.abstract(treedef, statics, avals, _fun_name(self.fun))
-        key = (treedef, avals, statics, config.trace_key)
+        trace_key = config.trace_key
+        key = (treedef, avals, statics, trace_key)
         entry = self._cache.get(key)
         if entry is None or (traced and entry.trace_module is None):
             with self._specs.lock:  # one trace per signature, whatever the threads
@@ -216,6 +217,11 @@ class JitFunction:
                 elif traced and entry.trace_module is None:   # read from a record: the
                     entry.trace_module = self._trace(           # trace, for lower()
                         args, kwargs, treedef, avals).trace_module
+        if n == 1 and not statics and treedef is self._flat_trees.get(1) and \
+                self.abstracted_axes is None and not _AUTO_DYNAMIC[0]:
+            # the next call with an argument of this very aval (a program's results share
+            # their entry's avals) finds the entry without building and hashing the key
+            self._specs.last = (avals[0], trace_key, entry)
         return entry, leaves
 
     def _specialize(self, args, kwargs, treedef, avals, statics, traced) -> Specialization:
@@ -300,6 +306,12 @@ class JitFunction:
             return self.fun(*args, **kwargs)
         if _CHECKS[0]:
             return self._call_checked(args, kwargs)
+        last = self._specs.last   # the hot path: one irax array, as at the last call
+        if last is not None and len(args) == 1 and not kwargs and type(args[0]) is Array \
+                and args[0].aval is last[0] and config.trace_key is last[1]:
+            entry = last[2]
+            if entry.executable is not None:
+                return execute(entry, [args[0]])
         entry, leaves = self._entry(args, kwargs, traced=False)
         if entry.executable is not None:
             return execute(entry, leaves)
@@ -348,7 +360,7 @@ class JitFunction:
         return len(self._cache)
 
     def clear_cache(self) -> None:
-        self._cache.clear()
+        self._specs.clear()
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -364,11 +376,17 @@ class _Specializations:
     options, shared by every ``jit`` of it: JAX keys its cache on the function, so
     ``jit(f)(x)`` written anew at each call traces once."""
 
-    __slots__ = ("entries", "lock", "__weakref__")
+    __slots__ = ("entries", "lock", "last", "__weakref__")
 
     def __init__(self):
         self.entries: dict = {}
         self.lock = threading.RLock()
+        #: (the aval, config.trace_key, the entry) of the last one-array call
+        self.last = None
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.last = None
 
 
 #: function -> {jit options: _Specializations}; an entry lives as long as its function
@@ -409,7 +427,7 @@ def clear_caches() -> None:
     with _LOCK:
         live = list(_LIVE)
     for specs in live:
-        specs.entries.clear()
+        specs.clear()
     for clear in _MORE_CACHES:
         clear()
     clear_executables()
