@@ -254,8 +254,7 @@ def tunes_threads(work, device, group) -> bool:
         return False
     if not group and work.kernel_elements >= 2:
         return True
-    return 0 < config.irax_cpu_tune_min_flops * max(len(group), 1) \
-        <= work.flops
+    return 0 < config.irax_cpu_tune_min_flops * max(len(group), 1) <= work.flops
 
 
 def _executable(vmfb: bytes, device, group, out_dtypes, function: str,
