@@ -58,7 +58,6 @@ from irax.transforms.checkpoint import checkpoint, checkpoint_policies, remat  #
 from irax.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from irax.transforms.jit import (  # noqa: F401
     block_until_ready,
-    clear_caches,
     device_get,
     device_put,
     disable_jit,
@@ -69,6 +68,7 @@ from irax.transforms.jit import (  # noqa: F401
 )
 from irax.transforms.shard import pmap  # noqa: F401
 from irax.transforms.shard_map import shard_map  # noqa: F401
+from irax.transforms.specializations import clear_caches  # noqa: F401
 from irax.transforms.vectorize import vmap  # noqa: F401
 
 __version__ = "0.1.0"

@@ -33,7 +33,7 @@ from irax.lax import _util as U
 from irax.lax._shape_more import index_in_dim, stack
 from irax.runtime.array import Array
 from irax.runtime.compiler import carries
-from irax.transforms.jit import on_clear_caches
+from irax.transforms.specializations import on_clear_caches
 from irax.transforms.vectorize import vmap
 
 

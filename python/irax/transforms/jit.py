@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import threading
-import weakref
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -21,11 +19,10 @@ from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
 from irax.dialect.sharding import ShardingConstraint
-from irax.frontend import debug_nans, function_record, program_cache, tiered
+from irax.frontend import debug_nans, function_record, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
     Specialization,
-    clear_executables,
     compile_entry,
     execute,
     module_at_stage,
@@ -34,7 +31,7 @@ from irax.frontend.eager import concrete_value
 from irax.frontend.trace import Trace, bind, current_trace, mark_donated, mark_shardings
 from irax.frontend.tracer import Tracer
 from irax.passes import pipelines
-from irax.runtime import compiler, devices
+from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.transforms import abstracted_axes
@@ -48,6 +45,7 @@ from irax.transforms.layout import (
     sharding_spec,
 )
 from irax.transforms.partitioned import partitioned, propagated, run_threaded
+from irax.transforms.specializations import specializations
 
 
 def _fun_name(fun) -> str:
@@ -143,7 +141,7 @@ class JitFunction:
         self._options = (self.static_argnums, self.static_argnames, self.donate_argnums,
                          self.donate_argnames, keep_unused, device, backend, inline,
                          repr(abstracted_axes))
-        self._specs = _specializations(fun, self._options)
+        self._specs = specializations(fun, self._options)
         self._cache = self._specs.entries
         self._flat_trees: dict = {}
         #: shape polymorphism: the abstracted_axes prefix, its plan per argument structure,
@@ -371,71 +369,6 @@ class JitFunction:
         return f"<irax.jit of {_fun_name(self.fun)}>"
 
 
-class _Specializations:
-    """The traced and compiled specializations of one function under one set of jit
-    options, shared by every ``jit`` of it: JAX keys its cache on the function, so
-    ``jit(f)(x)`` written anew at each call traces once."""
-
-    __slots__ = ("entries", "lock", "last", "__weakref__")
-
-    def __init__(self):
-        self.entries: dict = {}
-        self.lock = threading.RLock()
-        #: (the aval, config.trace_key, the entry) of the last one-array call
-        self.last = None
-
-    def clear(self) -> None:
-        self.entries.clear()
-        self.last = None
-
-
-#: function -> {jit options: _Specializations}; an entry lives as long as its function
-_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LIVE: weakref.WeakSet = weakref.WeakSet()
-_LOCK = threading.Lock()
-
-
-def _specializations(fun, options) -> _Specializations:
-    try:
-        hash(options)
-        with _LOCK:
-            by_options = _SHARED.setdefault(fun, {})
-            specs = by_options.get(options)
-            if specs is None:
-                specs = by_options[options] = _Specializations()
-                _LIVE.add(specs)
-            return specs
-    except TypeError:  # a function that cannot be weakly referenced (or unhashable options)
-        specs = _Specializations()
-        with _LOCK:
-            _LIVE.add(specs)
-        return specs
-
-
-#: what higher layers keep compiled (eager control flow's programs): cleared with the rest
-_MORE_CACHES: list = []
-
-
-def on_clear_caches(clear) -> None:
-    """Registers ``clear()`` to run in ``clear_caches``."""
-    _MORE_CACHES.append(clear)
-
-
-def clear_caches() -> None:
-    """Drops every jit specialization, the loaded programs kept for reuse and the in-memory
-    compile cache."""
-    with _LOCK:
-        live = list(_LIVE)
-    for specs in live:
-        specs.clear()
-    for clear in _MORE_CACHES:
-        clear()
-    clear_executables()
-    program_cache.clear_memory()
-    devices.trim_allocators()
-    compiler.clear_memory_cache()  # last: it also hands the freed heap back to the system
-
-
 class Lowered:
     """The result of ``jit(f).lower(*args)``: IR at each stage, and ``compile()``."""
 
@@ -617,7 +550,7 @@ class LaidOutJit:
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
         jitted._layout = self
         # its traces carry the shardings: shared only with jits of the same ones
-        jitted._specs = _specializations(jitted.fun, jitted._options + (
+        jitted._specs = specializations(jitted.fun, jitted._options + (
             layout_key(in_shardings), layout_key(out_shardings)))
         jitted._cache = jitted._specs.entries
         functools.update_wrapper(self, jitted.fun, updated=())
