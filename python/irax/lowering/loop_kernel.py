@@ -278,7 +278,8 @@ def convert_name(src: str, dst: str):
 def qualifies(while_op) -> tuple | None:
     """The carries' common shape when ``while_op`` can become a kernel, else None."""
     try:
-        shapes = {shape_elem(v.type)[0] for v in list(while_op.operands) + _captures(while_op)}
+        inputs = list(while_op.operands) + _captures(while_op)
+        shapes = {shape_elem(v.type)[0] for v in inputs}
         shapes.discard(())
         if len(shapes) > 1:
             return None
@@ -287,7 +288,7 @@ def qualifies(while_op) -> tuple | None:
         if not limit or int(np.prod(shape, dtype=np.int64)) > limit or 0 in shape:
             return None
         _check_region_ops(while_op, shape)
-        per_lane, others = _bindings(while_op)
+        per_lane, others = _bindings(while_op, inputs)
         if per_lane + others > MAX_BINDINGS:   # more bindings than IREE takes: stays
             return None
         return shape
@@ -550,8 +551,8 @@ class VectorLaneEmitter(ScalarEmitter):
     def lookup(self, ip, o, args):
         if not self.is_vector(args[1]):
             return super().lookup(ip, o, args)
-        lanes = [super(VectorLaneEmitter, self).lookup(ip, o, [args[0], self.lane(ip, args[1], j)])
-                 for j in range(self.lanes)]
+        scalar = super().lookup
+        lanes = [scalar(ip, o, [args[0], self.lane(ip, args[1], j)]) for j in range(self.lanes)]
         return self.create(ip, "vector.from_elements", lanes,
                            [self.vtype(_elem(o.results[0]))]).results[0]
 
@@ -590,11 +591,11 @@ VECTOR_LANES = 16
 MAX_BINDINGS = 30
 
 
-def _bindings(while_op) -> tuple[int, int]:
-    """A kernel of ``while_op``'s bindings: (per lane, the others)."""
+def _bindings(while_op, inputs) -> tuple[int, int]:
+    """A kernel of ``while_op``'s bindings, ``inputs`` its carries and captures: (per
+    lane, the others)."""
     shaped = sum(shape_elem(r.type)[0] != () for r in while_op.results)
-    inputs = len(set(list(while_op.operands) + _captures(while_op)))
-    return shaped, inputs + (len(while_op.results) - shaped) + 1
+    return shaped, len(set(inputs)) + (len(while_op.results) - shaped) + 1
 
 
 def lanes_for(n: int, per_lane: int = 1, others: int = 0, vector: bool = False) -> int:
@@ -622,12 +623,12 @@ def rewrite(while_op, shape) -> None:
     ir = mlir.ir()
     n = int(np.prod(shape, dtype=np.int64))
     vector = bool(config.irax_loop_kernel_vector_lanes)
-    lanes = lanes_for(n, *_bindings(while_op), vector)
+    inputs = list(while_op.operands) + _captures(while_op)
+    lanes = lanes_for(n, *_bindings(while_op, inputs), vector)
     rows = n // lanes
     em = (VectorLaneEmitter if lanes > 1 and vector else ScalarEmitter)(while_op.location,
                                                                         lanes)
     ip = ir.InsertionPoint(while_op)
-    inputs = list(while_op.operands) + _captures(while_op)
     ins, maps = [], []
     for v in inputs:
         if shape_elem(v.type)[0] == ():
