@@ -24,7 +24,6 @@ transformation or in a loop or branch inside ``f``, on a non-CPU device) raises
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -131,7 +130,8 @@ class _Gather:
 
 class _Own:
     """A collective whose members' results differ (psum_scatter, ppermute): each
-    computes its own from the group's operands, copying what it keeps."""
+    computes its own from the group's operands into a new array (``fn`` returns one
+    that no operand's buffer backs: the operands are unmapped once the call returns)."""
 
     shares = False
 
@@ -139,7 +139,7 @@ class _Own:
         self.fn, self.aval = fn, aval
 
     def __call__(self, vals, i, x, out):
-        return np.array(self.fn(vals, i, x), dtype=self.aval.dtype, copy=True)
+        return np.asarray(self.fn(vals, i, x), dtype=self.aval.dtype)
 
 
 def _host_rule(op_cls, attrs, aval):
@@ -160,14 +160,18 @@ def _host_rule(op_cls, attrs, aval):
                 at[sd] = slice(i * n, (i + 1) * n)
             else:
                 at[sd] = i
-            return functools.reduce(np.add, [v[tuple(at)] for v in vals])
+            at = tuple(at)
+            total = np.array(vals[0][at])      # a copy, summed into in place
+            for v in vals[1:]:
+                np.add(total, v[at], out=total)
+            return total
         return _Own(scatter, aval)
     if op_cls is C.Ppermute:
         flat = attrs["perm"]
         source = {d: s for s, d in zip(flat[::2], flat[1::2])}
 
         def permute(vals, i, x):
-            return vals[source[i]] if i in source else np.zeros_like(x)
+            return np.array(vals[source[i]]) if i in source else np.zeros_like(x)
         return _Own(permute, aval)
     raise NotSpmd(f"{op_cls.name} has no per-device form")
 
