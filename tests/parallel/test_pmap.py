@@ -187,7 +187,10 @@ def test_the_program_places_each_example_on_its_device():
     for k in range(N):
         assert f"#hal.device.promise<@dev{k}>" in text
     assert text.count("stablehlo.sine") == N
-    assert irax.pmap(jnp.sin)(x).devices() == {irax.devices()[0]}
+    # called outside jit: each device's example and result at the program's boundary
+    assert irax.pmap(jnp.sin)(x).devices() == set(irax.devices())
+    with config.override("irax_device_program", False):   # the stacked program
+        assert irax.pmap(jnp.sin)(x).devices() == {irax.devices()[0]}
 
 
 def test_devices_argument_selects_devices():
@@ -256,7 +259,10 @@ def test_pmap_runs_a_program_per_device_on_threads(monkeypatch):
         looped = irax.pmap(body, axis_name="i")(x)
     np.testing.assert_allclose(np.asarray(looped), np.asarray(irax.vmap(body, axis_name="i")(x)),
                                rtol=1e-6)
-    # without a spare core (this 2-core machine) the one program runs
+    # without a spare core (this 2-core machine) the one program runs, its results the
+    # devices' shards too (device_program.py); gathered on the first device without it
     monkeypatch.setattr(shard, "_cores", lambda: N)
     with config.override("irax_shard_map_threads_min_work", 0):
-        assert not isinstance(f(x, w)["psum"].sharding, NamedSharding)
+        assert f(x, w)["psum"].sharding.spec == PartitionSpec("i")
+        with config.override("irax_device_program", False):
+            assert not isinstance(f(x, w)["psum"].sharding, NamedSharding)

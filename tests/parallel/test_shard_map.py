@@ -57,15 +57,18 @@ def jax_ref(tmp_path_factory):
 CASES = ("reductions", "movement", "scatter", "replicated_args")
 
 
-@pytest.mark.parametrize("threads", [True, False], ids=["threads", "one-program"])
+@pytest.mark.parametrize("threads,boundary", [(True, True), (False, True), (False, False)],
+                         ids=["threads", "device-program", "stacked"])
 @pytest.mark.parametrize("name", CASES)
-def test_programs_match_jax(name, threads, mesh, jax_ref):
-    """Both ways irax runs a shard_map: a program per device on threads of its own (the
-    default outside jit), and one multi-device program (under jit, and with the option
-    off)."""
+def test_programs_match_jax(name, threads, boundary, mesh, jax_ref):
+    """Every way irax runs a shard_map: a program per device on threads of its own (the
+    default outside jit with cores to spare), one multi-device program with the devices'
+    blocks at its boundary (without), and the stacked multi-device program (inside a
+    trace, and with both options off)."""
     fn, arg_names = shard_map_cases.cases(jnp, lax, P, irax.shard_map, mesh)[name]
     data = shard_map_cases.inputs()
-    with config.override("irax_shard_map_threads", threads):
+    with config.override("irax_shard_map_threads", threads), \
+            config.override("irax_device_program", boundary):
         got = fn(*(data[a] for a in arg_names))
     keys = sorted(k.split("/", 1)[1] for k in jax_ref if k.startswith(name + "/"))
     assert sorted(got) == keys

@@ -151,6 +151,13 @@ config.define("irax_shard_map_threads", True,
               "device, each on a thread of its own, its collectives meeting on the host "
               "(False: one multi-device program, whose devices run one after another).",
               _bool, env="IRAX_SHARD_MAP_THREADS")
+config.define("irax_device_program", True,
+              "Run a shard_map, pmap or partitioned jit called outside jit that does not run "
+              "as a program per device on threads as one multi-device program whose "
+              "arguments and results are the devices' blocks, each on its device (False: "
+              "the program takes its operands whole on the first device and gathers its "
+              "results there).",
+              _bool, env="IRAX_DEVICE_PROGRAM")
 config.define("irax_shard_map_threads_min_work", 1 << 17,
               "Under irax_shard_map_threads: the matrix multiply-adds plus produced "
               "elements of each device's program from which it runs on a thread of its "

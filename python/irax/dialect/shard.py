@@ -14,6 +14,10 @@ expanded last, by ``irax-shard``, into per-device code joined by ``irax.transfer
 ``irax.transfer`` lowers to ``flow.tensor.transfer %x : tensor<3xf32> to
 #hal.device.promise<@dev1>``; the lowered module then records how many devices it
 addresses (``irax.num_devices``), which the compiler and runtime read.
+
+A public function may also take or leave values on given devices: an argument or result
+attribute ``irax.device = 1 : i64`` (``DEVICE_ATTR``) lowers to IREE's
+``iree.abi.affinity = #hal.device.promise<@dev1>`` (``shard/split.py per_device_main``).
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from irax.dialect import sharding as S
 from irax.dialect.autodiff import tape_vjp
 from irax.dialect.base import Linear, Op, OpError
 from irax.dialect.vectorize import MapOp
+
+#: argument and result attribute of a public function whose values live on several
+#: devices: the device (ordinal) an argument arrives on or a result is left on
+DEVICE_ATTR = "irax.device"
 
 
 class Pmap(MapOp):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from irax.core.errors import IRError
 from irax.dialect import mlir
 from irax.dialect.base import REGISTRY, OpError, lookup
+from irax.dialect.shard import DEVICE_ATTR
 from irax.dialect.upstream import FlowTransfer, in_namespace, is_function, op_class
 from irax.dialect.verifier import diagnostics_of
 from irax.lowering.builder import LoweringBuilder
@@ -199,7 +200,9 @@ NUM_DEVICES_ATTR = "irax.num_devices"
 
 
 def _record_devices(module) -> None:
-    """Sets ``irax.num_devices`` when transfers address devices by ordinal."""
+    """Sets ``irax.num_devices`` when transfers, or arguments and results of a public
+    function (``irax.device``, which becomes ``iree.abi.affinity``), address devices by
+    ordinal."""
     ir = mlir.ir()
     ordinals = []
 
@@ -210,9 +213,35 @@ def _record_devices(module) -> None:
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
+    for fn in module.body.operations:
+        if is_function(fn):
+            ordinals += _affinities(fn)
     if ordinals:
         module.operation.attributes[NUM_DEVICES_ATTR] = ir.IntegerAttr.get(
             ir.IntegerType.get_signless(64), max(ordinals) + 1)
+
+
+def _affinities(fn) -> list[int]:
+    """Turns the ``irax.device`` marks of ``fn``'s arguments and results into IREE's
+    ``iree.abi.affinity = #hal.device.promise<@devK>``; returns their ordinals."""
+    ir = mlir.ir()
+    found = []
+    for key in ("arg_attrs", "res_attrs"):
+        if key not in fn.attributes:
+            continue
+        dicts, marked = [], False
+        for d in ir.ArrayAttr(fn.attributes[key]):
+            entries = {a.name: a.attr for a in ir.DictAttr(d)}
+            if DEVICE_ATTR in entries:
+                k = ir.IntegerAttr(entries.pop(DEVICE_ATTR)).value
+                entries["iree.abi.affinity"] = ir.Attribute.parse(
+                    f"#hal.device.promise<@dev{k}>")
+                found.append(k)
+                marked = True
+            dicts.append(ir.DictAttr.get(entries))
+        if marked:
+            fn.attributes[key] = ir.ArrayAttr.get(dicts)
+    return found
 
 
 def num_devices(module) -> int:

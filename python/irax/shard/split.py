@@ -39,6 +39,7 @@ from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.collective import Collective
 from irax.dialect.control import Call, is_plain_call, is_return
+from irax.dialect.shard import DEVICE_ATTR
 from irax.dialect.vectorize import axis_dims
 from irax.vectorize.batch import vmap_function
 from irax.vectorize.builder import BatchBuilder
@@ -89,6 +90,51 @@ def shard_function(ctx, callee, in_axes, out_axes, axis_size, axis_name, devices
     results = [_stack(b, [vals[j] for vals in per_device], ax)
                for j, ax in enumerate(out_axes)]
     funcs.finish_function(new_fn, block, results)
+    return name
+
+
+def per_device_main(ctx, callee, mesh_axes, mesh_shape, devices, name: str = "main",
+                    first: bool = False) -> str:
+    """A public function ``@name`` running ``@callee`` (the per-device function of a
+    shard_map over a mesh of ``mesh_axes`` sized ``mesh_shape``, whose row-major position
+    ``k`` is device ``devices[k]``) on every device, with each device's arguments and
+    results at the boundary: its arguments are device 0's operands of ``@callee``, then
+    device 1's, ...; its results likewise, each marked with its device (``irax.device``,
+    lowered to IREE's ``iree.abi.affinity``). Nothing is stacked or gathered: only the
+    collectives move data.
+
+        func.func @main(%x0: tensor<4xf32> {irax.device = 0 : i64},
+                        %x1: tensor<4xf32> {irax.device = 1 : i64})
+            -> (tensor<4xf32> {irax.device = 0 : i64}, tensor<4xf32> {irax.device = 1 : i64})
+
+    An ``IRError`` when a loop or branch of ``@callee`` holds a collective over a mesh
+    axis (such a map is not split per device: ``shard_function``). ``first``: the new
+    function goes first in the module."""
+    ir = mlir.ir()
+    mesh = MeshAxes(mesh_axes, mesh_shape)
+    fn = ctx.callee(callee)
+    for a in mesh.names:
+        if _collective_in_region(ctx, fn, a, set()):
+            raise IRError(f"@{callee}: a loop or branch holds a collective over axis '{a}'")
+    ins, outs = funcs.signature(fn)
+    body = ctx.module.body.operations
+    new_fn, block = funcs.create_function(ctx.module, name, list(ins) * len(devices),
+                                          private=False,
+                                          before=body[0] if first and len(body) else None)
+    ctx.add_symbol(new_fn)
+    builders = {a: BatchBuilder(IRBuilder.at_end(block), ctx, n, a)
+                for a, n in zip(mesh.names, mesh.shape)}
+    args = list(block.arguments)
+    envs = [args[k * len(ins):(k + 1) * len(ins)] for k in range(len(devices))]
+    per_device = _unroll(ctx, builders, mesh, fn, envs, tuple(devices))
+    funcs.finish_function(new_fn, block, [v for vals in per_device for v in vals])
+    i64 = ir.IntegerType.get_signless(64)
+
+    def marks(count):
+        return ir.ArrayAttr.get([ir.DictAttr.get({DEVICE_ATTR: ir.IntegerAttr.get(i64, d)})
+                                 for d in devices for _ in range(count)])
+    new_fn.attributes["arg_attrs"] = marks(len(ins))
+    new_fn.attributes["res_attrs"] = marks(len(outs))
     return name
 
 

@@ -578,11 +578,12 @@ class LaidOutJit:
         return out
 
     def _threaded(self, entry, leaves):
-        """``entry``'s partitioned program as a program per device on threads
-        (``transforms/partitioned.py``), or None to run the one multi-device program."""
+        """``entry``'s partitioned program as a program per device on threads, or as one
+        program with the devices' blocks at its boundary (``transforms/partitioned.py``),
+        or None to run the stacked multi-device program."""
         jitted = self._jitted
-        if entry.partitioned is None or not config.irax_shard_map_threads or \
-                jitted.donate_argnums or jitted.donate_argnames:
+        if entry.partitioned is None or jitted.donate_argnums or jitted.donate_argnames or \
+                not (config.irax_shard_map_threads or config.irax_device_program):
             return None
         partitioned(entry)
         return run_threaded(entry, leaves, jit)
@@ -716,8 +717,12 @@ def _put(leaf, device, what: str = "", api: str = "device_put"):
         return leaf
     if isinstance(device, mesh_lib.SingleDeviceSharding):
         device = device._device
-    data, aval = concrete_value(leaf)
-    arr = leaf if isinstance(leaf, Array) else Array._from_host(np.asarray(data), aval)
+    if isinstance(leaf, Array):   # (not read: a sharded array keeps its shards)
+        leaf._check_live()
+        arr, aval = leaf, leaf.aval
+    else:
+        data, aval = concrete_value(leaf)
+        arr = Array._from_host(np.asarray(data), aval)
     if isinstance(device, mesh_lib.NamedSharding):
         return put_sharded(arr, device, what, api)
     dev = device if device is not None else devices.default_device()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 
 from irax.core import tree_util
+from irax.core.config import config
 from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
 from irax.dialect.collective import Collective
@@ -33,8 +34,9 @@ from irax.frontend.trace import bind
 from irax.passes import run_pipeline
 from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
+from irax.transforms.device_program import DeviceEntry
 from irax.transforms.layout import ir_mesh, is_placement, partition_spec, placements
-from irax.transforms.spmd import NotSpmd, SpmdProgram
+from irax.transforms.spmd import NotSpmd, SpmdProgram, blocks_of
 
 
 class Partitioned:
@@ -50,6 +52,8 @@ class Partitioned:
         with mlir.context(), mlir.unknown_loc():
             name, ins, outs = partition_function(module, fn, ir_mesh(mesh))
         self.module = module   # keeps the replayed function's IR alive
+        self.name = name
+        self.one = None   # its DeviceEntry once made (False when it cannot run so)
         self.in_specs = [partition_spec(s) for s in ins]
         self.out_specs = [partition_spec(s) for s in outs]
         self.program = None
@@ -59,18 +63,32 @@ class Partitioned:
             self.program = False
 
     def __call__(self, leaves, jit):
-        """The results (flat, sharded arrays) of the per-device programs on threads, or
-        None where the caller must run the one multi-device program."""
-        if self.program is False:
-            return None
-        try:
-            if self.program is None:
-                self.program = SpmdProgram(self.replay, self.mesh, jit)
-            return self.program(tuple(leaves), self.in_specs,
-                                lambda tree, avals: self.out_specs)
-        except NotSpmd:
-            self.program = False
-            return None
+        """The results (flat, sharded arrays) of the per-device programs on threads, else
+        of the per-device function as one multi-device program with the devices' blocks
+        at its boundary (``device_program.py``); None where the caller must run the
+        stacked multi-device program."""
+        outs = None
+        if self.program is not False and config.irax_shard_map_threads:
+            try:
+                if self.program is None:
+                    self.program = SpmdProgram(self.replay, self.mesh, jit)
+                outs = self.program(tuple(leaves), self.in_specs,
+                                    lambda tree, avals: self.out_specs)
+            except NotSpmd:
+                self.program = False
+        if outs is None and self.one is not False and config.irax_device_program:
+            try:
+                if self.one is None:
+                    self.one = DeviceEntry(clone_module(self.module), self.name, self.mesh,
+                                           lambda avals: self.out_specs, self.name)
+                per_device = [[] for _ in self.one.devices]
+                for x, spec in zip(leaves, self.in_specs):
+                    for k, block in enumerate(blocks_of(x, spec, self.mesh)):
+                        per_device[k].append(block)
+                outs = self.one.run(per_device)
+            except NotSpmd:
+                self.one = False
+        return outs
 
 
 class _Replay:

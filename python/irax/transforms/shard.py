@@ -26,6 +26,7 @@ from irax.frontend.callee import fun_name
 from irax.frontend.trace import current_trace
 from irax.runtime import devices as _devices
 from irax.runtime import mesh as mesh_lib
+from irax.transforms.device_program import DeviceProgram
 from irax.transforms.jit import jit
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import check_map_args, map_call
@@ -68,15 +69,15 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 
     functools.update_wrapper(traced, fun, updated=())
     jitted = None
-    threaded: dict = {}   # device count -> SpmdProgram, or None once it cannot run fun
+    threaded: dict = {}   # (kind, device count) -> its program, or None once it cannot run fun
 
     @functools.wraps(fun, updated=())
     def pmapped(*args, **kwargs):
         nonlocal jitted
         if current_trace() is not None:   # inside a trace: part of the enclosing program
             return traced(*args, **kwargs)
-        if config.irax_shard_map_threads and not (static or donate or kwargs):
-            out = _on_threads(threaded, fun, axis_name, in_axes, out_axes,
+        if not (static or donate or kwargs):
+            out = _per_device(threaded, fun, axis_name, in_axes, out_axes,
                               _device_group(fun, devices, backend), args)
             if out is not None:
                 return out
@@ -90,15 +91,18 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
     return pmapped
 
 
-def _on_threads(threaded, fun, axis_name, in_axes, out_axes, group, args):
+def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
     """A pmap over CPU devices as a shard_map over a 1-D mesh of them (as JAX builds pmap
-    on shard_map): one program per device on a thread of its own (``spmd.py``), each on
-    its example, the results the devices' shards. None where that does not apply (axes
-    other than 0/None, a non-CPU device, sizes the devices do not fit, no more cores than
-    devices or one device, a program too small or a collective the threads cannot meet): the one
-    multi-device program runs. (On 2 cores the one program was faster for 2 and 4
-    devices: 2.0 vs 2.15 ms, 2.6-2.9 vs 3.3-3.7 ms.)"""
-    if _cores() <= 2:   # no count of devices qualifies: skip the look at the arguments
+    on shard_map), its results the devices' shards: one program per device on a thread of
+    its own (``spmd.py``) where there are more cores than devices, else (or where the
+    threads do not apply) one multi-device program with each device's example and
+    results at its boundary (``device_program.py``). None where neither applies (axes
+    other than 0/None, a non-CPU device, sizes the devices do not fit, one device, a
+    collective in a loop or branch): the stacked multi-device program runs. (On 2 cores
+    the one program was faster than threads for 2 and 4 devices: 2.0 vs 2.15 ms, 2.6-2.9
+    vs 3.3-3.7 ms.)"""
+    threads = config.irax_shard_map_threads and _cores() > 2
+    if not threads and not config.irax_device_program:
         return None
     axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
     if out_axes != 0 or len(axes) != len(args) or any(a not in (0, None) for a in axes):
@@ -108,32 +112,44 @@ def _on_threads(threaded, fun, axis_name, in_axes, out_axes, group, args):
     if len(sizes) != 1 or None in sizes:
         return None
     (n,) = sizes
-    if not 1 <= n <= len(group) or any(d.platform != "cpu" for d in group[:n]):
+    if not 2 <= n <= len(group) or any(d.platform != "cpu" for d in group[:n]):
         return None
-    if not 2 <= n < _cores():   # measured: with no spare core the one program is faster
-        return None
-    name = axis_name if axis_name is not None else "_pmap"
-    program = threaded.get(n, False)
-    if program is None:
-        return None
+    name = axis_name if axis_name is not None else "_internal_pmap_axis_name"
     mesh = mesh_lib.Mesh(np.array(group[:n], dtype=object), (name,))
-    if program is False:
-        def local(*blocks):
-            squeezed = [tree_util.tree_map(lambda b: b[0], x) if a == 0 else x
-                        for a, x in zip(axes, blocks)]
-            return tree_util.tree_map(lambda r: r[None], fun(*squeezed))
-        functools.update_wrapper(local, fun, updated=())
-        program = threaded[n] = SpmdProgram(local, mesh, jit)
+
+    def local(*blocks):
+        squeezed = [tree_util.tree_map(lambda b: b[0], x) if a == 0 else x
+                    for a, x in zip(axes, blocks)]
+        return tree_util.tree_map(lambda r: r[None], fun(*squeezed))
+
+    functools.update_wrapper(local, fun, updated=())
     specs = []
     for a, x in zip(axes, args):
         specs += [mesh_lib.PartitionSpec(name if a == 0 else None)] * \
             len(tree_util.tree_leaves(x))
-    try:
-        return program(tuple(args), specs, lambda tree, avals: [mesh_lib.PartitionSpec(name)]
-                       * len(avals))
-    except NotSpmd:
-        threaded[n] = None
-        return None
+
+    def out_specs(tree, avals):
+        return [mesh_lib.PartitionSpec(name)] * len(avals)
+
+    kinds = []
+    if threads and n < _cores():   # measured: with no spare core the one program is faster
+        kinds.append((SpmdProgram, n))
+    if config.irax_device_program:
+        kinds.append((DeviceProgram, n))
+    for kind in kinds:
+        program = threaded.get(kind, False)
+        if program is None:
+            continue
+        if program is False:
+            program = threaded[kind] = kind[0](local, mesh, jit)
+        try:
+            out = program(tuple(args), specs, out_specs)
+        except NotSpmd:
+            threaded[kind] = None
+            continue
+        if out is not None:
+            return out
+    return None
 
 
 def _cores() -> int:

@@ -41,6 +41,7 @@ from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.shard.partition import from_blocks, to_blocks
 from irax.shard.vma import output_vma
+from irax.transforms.device_program import DeviceProgram
 from irax.transforms.jit import eval_shape, jit
 from irax.transforms.layout import ir_mesh, spec_dims
 from irax.transforms.spmd import NotSpmd, SpmdProgram
@@ -102,6 +103,7 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
     functools.update_wrapper(traced, f, updated=())
     jitted = None
     threaded = []   # [SpmdProgram], or [None] once it cannot run f
+    one_program = []   # [DeviceProgram], or [None] once it cannot run f
 
     @functools.wraps(f, updated=())
     def mapped(*args, **kwargs):
@@ -123,6 +125,13 @@ def shard_map(f=None, /, *, out_specs, in_specs=Infer, mesh=None, axis_names=fro
                     return outs
             except NotSpmd:
                 threaded[:] = [None]
+        if config.irax_device_program and one_program != [None]:
+            try:
+                if not one_program:
+                    one_program.append(DeviceProgram(f, mesh, jit))
+                return _threaded_call(one_program[0], f, mesh, specs, out_specs, args, check)
+            except NotSpmd:
+                one_program[:] = [None]
         if in_specs is Infer:
             outs = jit(lambda *a: _shard_map_call(f, mesh, specs, out_specs, a, check))(*args)
         else:
@@ -151,7 +160,8 @@ def _threaded_call(program, f, mesh, in_specs, out_specs, args, check_vma):
     def check():
         leaves = tree_util.tree_leaves(args)
         for x, (spec, spec_name), name in zip(leaves, specs, _leaf_names(f, args)):
-            _check_arg(f, mesh, spec, spec_name, leaf_aval_and_value(x)[0], name)
+            aval = x.aval if isinstance(x, Array) else leaf_aval_and_value(x)[0]  # (unread)
+            _check_arg(f, mesh, spec, spec_name, aval, name)
         if check_vma:   # a trace of the whole shard_map, for what its out specs claim
             eval_shape(lambda *a: _shard_map_call(f, mesh, in_specs, out_specs, a, True),
                        *args)

@@ -266,7 +266,7 @@ class SpmdProgram:
             check()
         per_device = [[] for _ in self.devices]
         for x, spec in zip(leaves, specs):
-            for k, block in enumerate(_blocks(x, spec, self.mesh)):
+            for k, block in enumerate(blocks_of(x, spec, self.mesh)):
                 per_device[k].append(block)
         calls = [tree_util.tree_unflatten(tree, blocks) for blocks in per_device]
         if first and self._prepare(calls):
@@ -290,7 +290,7 @@ class SpmdProgram:
         results = []
         for j, spec in enumerate(specs_out):
             blocks = [leaves_k[j] for leaves_k, _ in flat]
-            results.append(_assemble(blocks, spec, self.mesh))
+            results.append(assemble(blocks, spec, self.mesh))
         return tree_util.tree_unflatten(out_tree, results)
 
     def _prepare(self, calls) -> bool:
@@ -320,7 +320,7 @@ def _too_small(work) -> bool:
         work.flops + work.elements < config.irax_shard_map_threads_min_work
 
 
-def _blocks(x, spec, mesh) -> list:
+def blocks_of(x, spec, mesh) -> list:
     """Each device's block of ``x`` under ``spec`` (its own shard when ``x`` is laid out
     so already)."""
     sharding = mesh_lib.NamedSharding(mesh, spec)
@@ -332,7 +332,7 @@ def _blocks(x, spec, mesh) -> list:
     return [host[index] for _, index, _ in mesh_lib.shard_layout(sharding, host.shape)]
 
 
-def _assemble(blocks, spec, mesh) -> Array:
+def assemble(blocks, spec, mesh) -> Array:
     """The global array whose device ``k`` holds ``blocks[k]`` under ``spec``."""
     aval = blocks[0].aval
     shape = list(aval.shape)
