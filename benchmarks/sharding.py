@@ -5,8 +5,11 @@ on 2 and 4 devices, for irax and JAX (host CPU devices for both), as best times.
 
 ``speed-up`` is the 1-device step's time over the sharded step's (issue 16 asks >= 1.3x
 on 2 devices of a 2-core machine). irax runs ``jit(shard_map(f))`` as a program per
-device on threads of their own ("threads", the default) or as one multi-device program
-("one program", ``irax_shard_map_threads=False``). ``--cpu-driver local-sync`` keeps
+device on threads of their own ("threads", the default with cores to spare), as one
+multi-device program with each device's blocks at its boundary ("one program",
+``irax_shard_map_threads=False``), or as the stacked multi-device program, which takes
+its operands whole on the first device and gathers its results there ("stacked",
+``irax_device_program=False`` too). ``--cpu-driver local-sync`` keeps
 every irax program on one core (the 1-device step too), which shows what the threads
 gain per core. A collective's row is ``jit(shard_map(psum))`` and friends over a 1-D
 mesh: the whole call, arguments already on their devices. "sharded jit" is the
@@ -100,25 +103,34 @@ def step_rows(libs, quick: bool):
         mapped = shard_map(local, mesh=mesh, in_specs=(P(), P("d"), P("d")), out_specs=P())
         xs, ys = _put(lib, mesh, x, P("d")), _put(lib, mesh, y, P("d"))
         ps = {k: _put(lib, mesh, v, P()) for k, v in params.items()}
-        for kind in ("threads", "one program") if name == "irax" else ("jit",):
-            with _threads(mod, kind == "threads"):
+        for kind in KINDS if name == "irax" else ("jit",):
+            with _kind(mod, kind):
                 t2 = _timed(mod, mod.jit(mapped), ps, xs, ys)
             rows.append((f"mlp step {name} ({kind})", t1, t2, t1 / t2))
         # the single-device step, partitioned from its shardings (irax-partition)
         rep, split = (mod.sharding.NamedSharding(mesh, s) for s in (P(), P("d")))
-        sharded = mod.jit(single, in_shardings=(rep, split, split), out_shardings=rep)
-        t3 = _timed(mod, sharded, ps, xs, ys)
-        rows.append((f"mlp step {name} (sharded jit)", t1, t3, t1 / t3))
+        for kind in KINDS[:2] if name == "irax" else ("jit",):
+            sharded = mod.jit(single, in_shardings=(rep, split, split), out_shardings=rep)
+            with _kind(mod, kind):
+                t3 = _timed(mod, sharded, ps, xs, ys)
+            label = "sharded jit" if name != "irax" else f"sharded jit, {kind}"
+            rows.append((f"mlp step {name} ({label})", t1, t3, t1 / t3))
     return rows
 
 
+#: how irax runs a top-level shard_map or partitioned jit: a program per device on
+#: threads; one multi-device program with the devices' blocks at its boundary; the
+#: stacked multi-device program (operands whole on the first device, results gathered)
+KINDS = ("threads", "one program", "stacked")
+
+
 @contextlib.contextmanager
-def _threads(mod, on: bool):
-    """irax's shard_map as a program per device on threads (on) or as one program."""
+def _kind(mod, kind: str):
     if not hasattr(mod, "config") or not hasattr(mod.config, "irax_shard_map_threads"):
         yield
         return
-    with mod.config.override("irax_shard_map_threads", on):
+    with mod.config.override("irax_shard_map_threads", kind == "threads"), \
+            mod.config.override("irax_device_program", kind != "stacked"):
         yield
 
 
@@ -151,12 +163,14 @@ def collective_rows(libs, quick: bool):
                 f = shard_map(_collective(lib, coll, n, size), mesh=mesh, in_specs=P("d"),
                               out_specs=P("d"))
                 xs = _put(lib, mesh, x, P("d"))
-                with _threads(mod, False):
+                with _kind(mod, "one program"):
                     out[name] = _timed(mod, mod.jit(f), xs)
                 if name == "irax":
+                    with _kind(mod, "stacked"):
+                        out["stacked"] = _timed(mod, mod.jit(f), xs)
                     out["threads"] = _timed(mod, mod.jit(f), xs)
-            rows.append((f"{coll} {n} devices, {size} f32 each", out.get("irax"),
-                         out.get("threads"), out.get("jax")))
+            rows.append((f"{coll} {n} devices, {size} f32 each", out.get("stacked"),
+                         out.get("irax"), out.get("threads"), out.get("jax")))
     return rows
 
 
@@ -168,16 +182,16 @@ def main(argv=None):
     if args.cpu_driver:   # before the first device is made
         irax.config.update("irax_cpu_driver", args.cpu_driver)
     libs = _libs()
-    print(f"{'data-parallel step':28s} {'1 device':>10s} {'2 devices':>10s} {'speed-up':>9s}")
+    print(f"{'data-parallel step':42s} {'1 device':>10s} {'2 devices':>10s} {'speed-up':>9s}")
     for name, t1, t2, s in step_rows(libs, args.quick):
-        print(f"{name:28s} {t1 * 1e3:9.2f}ms {t2 * 1e3:9.2f}ms {s:8.2f}x")
+        print(f"{name:42s} {t1 * 1e3:9.2f}ms {t2 * 1e3:9.2f}ms {s:8.2f}x")
     ms = lambda t: f"{t * 1e3:9.2f}ms" if t else "         -"  # noqa: E731
-    print(f"\n{'collective':42s} {'one prog.':>11s} {'threads':>11s} {'jax':>11s} "
-          f"{'best/jax':>9s}")
-    for name, ti, tt, tj in collective_rows(libs, args.quick):
+    print(f"\n{'collective':42s} {'stacked':>11s} {'one prog.':>11s} {'threads':>11s} "
+          f"{'jax':>11s} {'best/jax':>9s}")
+    for name, tsk, ti, tt, tj in collective_rows(libs, args.quick):
         best = min(t for t in (ti, tt) if t)
         ratio = f"{best / tj:8.2f}x" if tj else "       -"
-        print(f"{name:42s} {ms(ti)}  {ms(tt)}  {ms(tj)} {ratio}")
+        print(f"{name:42s} {ms(tsk)}  {ms(ti)}  {ms(tt)}  {ms(tj)} {ratio}")
 
 
 if __name__ == "__main__":
