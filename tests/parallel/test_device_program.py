@@ -57,6 +57,20 @@ def test_pmap_results_are_the_devices_shards_as_in_jax():
                                rtol=0, atol=0)
 
 
+def test_pmap_results_keep_dtypes_and_weak_types():
+    """Python scalars among the results stay weakly typed, as in the stacked program;
+    unsigned and boolean values cross devices in the collectives."""
+    x = np.arange(12, dtype=np.float32).reshape(N, 3)
+    f = irax.pmap(lambda v, u: (v.sum(), 2.0, lax.psum(u, "i"), lax.psum(u, "i") > 20),
+                  "i")
+    u = np.arange(12, dtype=np.uint32).reshape(N, 3)
+    got, want = f(x, u), _stacked(f, x, u)
+    for g, w in zip(got, want):
+        assert (g.dtype, g.shape, g.weak_type) == (w.dtype, w.shape, w.weak_type)
+        assert g.sharding.spec == P("i")
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+
+
 def step(w, x):
     h = jnp.tanh(x @ w)
     return h / lax.psum(jnp.mean(h * h), "i") ** 0.5 + lax.axis_index("i")

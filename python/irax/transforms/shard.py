@@ -21,9 +21,10 @@ import numpy as np
 
 from irax.core import tree_util
 from irax.core.config import config
+from irax.dialect.shape import Reshape
 from irax.dialect.shard import Pmap
 from irax.frontend.callee import fun_name
-from irax.frontend.trace import current_trace
+from irax.frontend.trace import bind, current_trace
 from irax.runtime import devices as _devices
 from irax.runtime import mesh as mesh_lib
 from irax.transforms.device_program import DeviceProgram
@@ -120,7 +121,8 @@ def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
     def local(*blocks):
         squeezed = [tree_util.tree_map(lambda b: b[0], x) if a == 0 else x
                     for a, x in zip(axes, blocks)]
-        return tree_util.tree_map(lambda r: r[None], fun(*squeezed))
+        return tree_util.tree_map(
+            lambda r: bind(Reshape, r, new_sizes=(1,) + tuple(np.shape(r))), fun(*squeezed))
 
     functools.update_wrapper(local, fun, updated=())
     specs = []
