@@ -27,6 +27,7 @@ from irax.dialect import attrs as A
 from irax.dialect import mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.control import Return
+from irax.dialect.shard import DEVICE_ATTR
 from irax.dialect.upstream import FuncFunc, FuncReturn, in_namespace, op_class
 
 
@@ -137,6 +138,26 @@ class _Walk:
                 got = f"it ends in '{last.name}'" if last is not None else "it is empty"
                 self.error(op, f"'{FuncFunc.name}' op expected the body to end in "
                                f"'{FuncReturn.name}', but {got}")
+        self.check_devices(op)
+
+    def check_devices(self, op) -> None:
+        """An argument's or result's ``irax.device`` (the device it arrives on or is left
+        on) is a non-negative i64 ordinal."""
+        ir = mlir.ir()
+        for key, what in (("arg_attrs", "argument"), ("res_attrs", "result")):
+            if key not in op.attributes:
+                continue
+            for i, d in enumerate(ir.ArrayAttr(op.attributes[key])):
+                d = ir.DictAttr(d)
+                if DEVICE_ATTR not in d:
+                    continue
+                a = d[DEVICE_ATTR]
+                ok = isinstance(a, ir.IntegerAttr) and isinstance(a.type, ir.IntegerType) \
+                    and a.type.width == 64 and a.value >= 0
+                if not ok:
+                    self.error(op, f"'{FuncFunc.name}' op expected {what} {i}'s "
+                                   f"'{DEVICE_ATTR}' to be a non-negative i64 device "
+                                   f"ordinal, but got {a}")
 
     def verify_op(self, op, scope: int, parent_cls, last: bool) -> bool:
         """Checks one op; returns whether its regions are isolated from above."""

@@ -71,3 +71,17 @@ func.func @mesh_size(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
 func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
   return %x : tensor<3xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op expected argument 1's 'irax.device' to be a non-negative i64 device ordinal, but got -1 : i64}}
+func.func @negative_device(%x: tensor<3xf32> {irax.device = 0 : i64}, %y: tensor<3xf32> {irax.device = -1 : i64}) -> tensor<3xf32> {
+  return %x : tensor<3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expected result 0's 'irax.device' to be a non-negative i64 device ordinal, but got "dev1"}}
+func.func @named_device(%x: tensor<3xf32>) -> (tensor<3xf32> {irax.device = "dev1"}) {
+  return %x : tensor<3xf32>
+}

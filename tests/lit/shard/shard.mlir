@@ -56,3 +56,21 @@ func.func private @g(%w: tensor<3xf32>, %x: tensor<3xf32>) -> tensor<3xf32> {
   %1 = "irax.psum"(%0) {axis_name = "i"} : (tensor<3xf32>) -> tensor<3xf32>
   return %1 : tensor<3xf32>
 }
+
+// -----
+
+// A public function's arguments and results may live on given devices (the one program
+// of a top-level shard_map or pmap: transforms/device_program.py): irax.device becomes
+// IREE's iree.abi.affinity, and the module records the devices it addresses.
+// LOWER: module attributes {irax.num_devices = 3 : i64}
+// LOWER-LABEL: func.func @on_devices
+// LOWER-SAME: (%{{.*}}: tensor<3xf32> {iree.abi.affinity = #hal.device.promise<@dev0>}, %{{.*}}: tensor<3xf32> {iree.abi.affinity = #hal.device.promise<@dev2>})
+// LOWER-SAME: -> (tensor<3xf32> {iree.abi.affinity = #hal.device.promise<@dev0>}, tensor<3xf32> {iree.abi.affinity = #hal.device.promise<@dev2>})
+// LOWER-NOT: irax.device
+// LOWER-NOT: flow.tensor.transfer
+// LOWER-COUNT-2: stablehlo.sine
+func.func @on_devices(%x0: tensor<3xf32> {irax.device = 0 : i64}, %x2: tensor<3xf32> {irax.device = 2 : i64}) -> (tensor<3xf32> {irax.device = 0 : i64}, tensor<3xf32> {irax.device = 2 : i64}) {
+  %0 = "irax.sin"(%x0) : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = "irax.sin"(%x2) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<3xf32>, tensor<3xf32>
+}
