@@ -153,3 +153,26 @@ def test_a_collective_in_a_loop_runs_the_stacked_program():
     assert not isinstance(got.sharding, NamedSharding)
     np.testing.assert_allclose(np.asarray(got), np.asarray(irax.vmap(body, axis_name="i")(x)),
                                rtol=1e-6)
+
+
+def test_the_program_compiles_for_two_cuda_devices():
+    """Compile only (no GPU here): the program with the devices' blocks at its boundary,
+    affinities included, is PTX for two CUDA devices."""
+    import dataclasses
+
+    from irax.passes import pipelines
+    from irax.runtime.compiler import compile_module, target_for_platform
+
+    mesh = irax.make_mesh((2,), ("d",))
+    program = DeviceProgram(lambda x, w: lax.psum(jnp.tanh(x @ w), "d"), mesh, irax.jit)
+    x = np.random.default_rng(3).standard_normal((8, 3)).astype(np.float32)
+    w = np.random.default_rng(4).standard_normal((3, 5)).astype(np.float32)
+    out = program((x, w), [P("d"), P()], lambda tree, avals: [P()])
+    np.testing.assert_allclose(np.asarray(out), np.tanh(x[:4] @ w) + np.tanh(x[4:] @ w),
+                               rtol=1e-5)
+    (entry,) = program.entries.values()
+    target = dataclasses.replace(target_for_platform("cuda"), num_devices=2)
+    module = at_stage(entry.spec.trace_module, pipelines.iree_stage(target.backend))
+    blob = compile_module(module, target)
+    assert b".target sm_80" in blob
+    assert b"dev0" in blob and b"dev1" in blob   # the two devices the program declares
