@@ -176,3 +176,15 @@ def test_the_program_compiles_for_two_cuda_devices():
     blob = compile_module(module, target)
     assert b".target sm_80" in blob
     assert b"dev0" in blob and b"dev1" in blob   # the two devices the program declares
+
+
+def test_a_traced_option_retraces():
+    """The program of a signature is traced again when an option that changes traces
+    does (``config.trace_key``), as jit's are."""
+    f = irax.pmap(lambda v: v + 1)
+    x = np.arange(N, dtype=np.int64).reshape(N, 1)
+    assert f(x).dtype == np.int32
+    with config.override("jax_enable_x64", True):
+        assert f(x).dtype == np.int64
+        assert f(x).sharding.spec == P(PMAP_AXIS)
+    assert f(x).dtype == np.int32

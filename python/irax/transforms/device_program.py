@@ -27,6 +27,7 @@ import threading
 import numpy as np
 
 from irax.core import tree_util
+from irax.core.config import config
 from irax.core.errors import IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.upstream import is_function
@@ -59,7 +60,7 @@ class DeviceProgram:
         ``out_specs_of(out_tree, avals)`` gives for the output blocks' avals. ``check()``
         validates the arguments, once per signature."""
         leaves, tree = tree_util.tree_flatten(args)
-        key = (tree, tuple(specs), tuple(
+        key = (tree, tuple(specs), config.trace_key, tuple(
             (np.shape(x), getattr(x, "dtype", type(x)),
              getattr(getattr(x, "aval", None), "weak_type", None)) for x in leaves))
         per_device = [[] for _ in self.devices]
