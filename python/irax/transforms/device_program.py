@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from irax.passes import run_pipeline
 from irax.passes.expand import ExpandContext
 from irax.runtime.array import Array, device_buffer
 from irax.shard.split import per_device_main
+from irax.transforms.specializations import on_clear_caches
 from irax.transforms.spmd import NotSpmd, assemble, blocks_of
 
 
@@ -51,8 +53,9 @@ class DeviceProgram:
         self.devices = list(mesh.devices.flat)
         if any(d.platform != "cpu" for d in self.devices):
             raise NotSpmd("the mesh has non-CPU devices")
-        self.entries: dict = {}   # argument signature -> _Entry
+        self.entries: dict = {}   # argument signature -> DeviceEntry
         self.lock = threading.Lock()
+        _LIVE.add(self)
 
     def __call__(self, args, specs, out_specs_of, check=None):
         """``f`` over the blocks of ``args`` (flat ``specs``, one ``PartitionSpec`` per
@@ -96,6 +99,19 @@ class DeviceProgram:
                             local.__name__, traced.out_avals)
         entry.out_tree = traced.out_tree
         return entry
+
+
+#: every DeviceProgram, whose compiled entries irax.clear_caches drops
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
+def _clear() -> None:
+    for program in list(_LIVE):
+        with program.lock:
+            program.entries.clear()
+
+
+on_clear_caches(_clear)
 
 
 class DeviceEntry:
