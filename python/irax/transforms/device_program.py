@@ -138,8 +138,18 @@ class DeviceEntry:
     def run(self, per_device) -> list[Array]:
         """The flat results (sharded arrays) of the program on ``per_device[k]``, the
         flat argument blocks of device ``k``."""
-        views = [_view(x, a, dev) for dev, blocks in zip(self.devices, per_device)
-                 for x, a in zip(blocks, self.in_avals)]
+        first = per_device[0]
+        shared = [None] * len(first)   # a host value every device gets: put once
+        views = []
+        for dev, blocks in zip(self.devices, per_device):
+            for i, (x, a) in enumerate(zip(blocks, self.in_avals)):
+                if shared[i] is not None and x is first[i]:
+                    views.append(shared[i])
+                    continue
+                view = _view(x, a, dev)
+                if dev.platform == "cpu" and not isinstance(x, Array):
+                    shared[i] = view   # (host memory: every CPU device reads it)
+                views.append(view)
         outs = self.spec.executable(views)
         m = len(self.out_avals)
         results = []
