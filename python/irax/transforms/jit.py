@@ -23,6 +23,7 @@ from irax.frontend import debug_nans, function_record, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
     Specialization,
+    clone_module,
     compile_entry,
     execute,
     module_at_stage,
@@ -387,7 +388,9 @@ class Lowered:
         return module.operation.get_asm(enable_debug_info=debug_info)
 
     def compiler_ir(self, dialect: str = "stablehlo"):
-        return module_at_stage(self._entry, dialect)
+        """The module at stage ``dialect``: a copy (the caches keep theirs: changing it
+        changes nothing that runs)."""
+        return clone_module(module_at_stage(self._entry, dialect))
 
     def compile(self) -> Compiled:
         if self._entry.executable is None:
