@@ -179,6 +179,31 @@ def test_reshards_between_constraints(mesh):
     np.testing.assert_allclose(np.asarray(grad), np.asarray(ref_grad), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("threads", [True, False], ids=["threads", "one-program"])
+def test_a_split_contraction_reduce_scatters_into_a_split_result(mesh, threads):
+    """A product whose contraction is split over "x" leaves partial sums; an out
+    sharding split over "x" (then "y") completes them with a psum_scatter, each device
+    summing only its block; a second use wanting the product whole gathers the blocks."""
+    x, w = _x(8, 4), _x(4, 6, seed=1)
+    cols, rows = NamedSharding(mesh, P(None, "x")), NamedSharding(mesh, P("x"))
+    out = (NamedSharding(mesh, P(("x", "y"))), NamedSharding(mesh, P()))
+
+    def f(x, w):
+        p = x @ w
+        return lax.with_sharding_constraint(p, rows) * 2.0, jnp.tanh(p)
+
+    text = _partitioned_text(
+        irax.jit(f, in_shardings=(cols, rows), out_shardings=out).lower(x, w))
+    assert "irax.psum_scatter" in text and '"irax.psum"(' not in text
+    g = irax.jit(f, in_shardings=(cols, rows), out_shardings=out)
+    with config.override("irax_shard_map_threads", threads), \
+            config.override("irax_shard_map_threads_min_work", 0):
+        s, t = g(x, w)
+    assert s.sharding == out[0] and t.sharding == out[1]
+    np.testing.assert_allclose(np.asarray(s), 2 * (x @ w), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(t), np.tanh(x @ w), rtol=1e-5, atol=1e-6)
+
+
 def test_a_partitioned_program_compiles_for_two_cuda_devices(mesh, tmp_path):
     """Compile only (no GPU here): a jit partitioned over 2 devices is PTX for two CUDA
     devices; the CPU export of it runs and matches."""

@@ -38,6 +38,7 @@ from irax.dialect import funcs, mlir
 from irax.dialect import sharding as S
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
+from irax.dialect.collective import Psum
 from irax.dialect.control import is_plain_call, is_return
 from irax.dialect.shard import ShardMap
 from irax.dialect.upstream import is_function
@@ -134,13 +135,13 @@ def partition_function(module, fn, mesh: S.Mesh) -> tuple[str, list, list]:
     new_fn, block = funcs.create_function(module, spmd, local_in)
     b = IRBuilder.at_end(block)
     body = fn.regions[0].blocks[0]
-    env = {old: (new, spec) for old, new, spec in zip(body.arguments, block.arguments,
-                                                        in_specs)}
+    env = {old: (new, spec, ()) for old, new, spec in zip(body.arguments, block.arguments,
+                                                            in_specs)}
     results = _partition_block(module, b, mesh, body, env)
     final, final_specs = [], []
-    for (v, spec), want in zip(results, out_specs):
+    for (v, spec, pending), want in zip(results, out_specs):
         want = spec if want is None else want
-        final.append(reshard(b, v, spec, want, mesh))
+        final.append(settle(b, v, spec, pending, want, mesh))
         final_specs.append(want)
     funcs.finish_function(new_fn, block, final)
     _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, final_specs)
@@ -158,7 +159,9 @@ def _check(fn, mesh, spec, aval, what: str) -> None:
 
 def _partition_block(module, b, mesh, block, env) -> list:
     """Emits the per-device form of ``block``'s ops; ``env`` maps each value to its
-    per-device value and sharding. Returns the (value, sharding) of the block's results."""
+    per-device value, its sharding and the mesh axes over which its per-device value is
+    still a partial sum (completed where it is used: ``settle``). Returns those of the
+    block's results."""
     for op in block.operations:
         if is_return(op):
             return [env[v] for v in op.operands]
@@ -185,8 +188,15 @@ def _partition_block(module, b, mesh, block, env) -> list:
                                  [mlir.aval_of(r) for r in op.results], mesh, **attrs)
             except OpError as e:
                 raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-        local = [reshard(b, env[v][0], env[v][1], need, mesh)
-                 for v, need in zip(op.operands, plan.operands)]
+        local = []
+        for v, need in zip(op.operands, plan.operands):
+            value, have, pending = env[v]
+            if pending:   # complete it once: later uses reshard what this leaves
+                value = settle(b, value, have, pending, need, mesh, keep=True)
+                have = S.pad(need, b.aval(value).ndim) if _scattered(have, pending, need) \
+                    else have
+                env[v] = (value, have, ())
+            local.append(reshard(b, value, have, need, mesh))
         if cls is S.ShardingConstraint:   # done: its operand now has its sharding
             outs = local
         elif attrs is None:
@@ -195,28 +205,73 @@ def _partition_block(module, b, mesh, block, env) -> list:
             outs = b.emit(cls, local, **(plan.attrs if plan.attrs is not None else attrs))[0]
         for j, (v, spec) in enumerate(zip(outs, plan.results)):
             reduce = plan.reduce[j] if j < len(plan.reduce) else None
+            pending = ()
             if reduce is not None:
                 collective, axes = reduce
-                for a in axes:
-                    v = b.emit(collective, [v], axis_name=a)[0][0]
-            env[op.results[j]] = (v, S.pad(spec, mlir.aval_of(op.results[j]).ndim))
+                if collective is Psum:   # completed where it is used (maybe scattered)
+                    pending = tuple(axes)
+                else:
+                    for a in axes:
+                        v = b.emit(collective, [v], axis_name=a)[0][0]
+            env[op.results[j]] = (v, S.pad(spec, mlir.aval_of(op.results[j]).ndim), pending)
     raise IRError("irax-partition: a block without a terminator")
+
+
+def _scatters(have, pending, want) -> list[tuple[int, str]]:
+    """The (dimension, axis) pairs along which a partial sum over ``pending`` becomes its
+    block under ``want`` by a ``psum_scatter``: a dimension ``have`` keeps whole that
+    ``want`` splits, first of all over a pending axis."""
+    out, left = [], list(pending)
+    for d, (h, w) in enumerate(zip(have, want)):
+        if not h and w and w[0] in left:
+            out.append((d, w[0]))
+            left.remove(w[0])
+    return out
+
+
+def _scattered(have, pending, want) -> bool:
+    rank = max(len(have), len(want))
+    return bool(_scatters(S.pad(have, rank), pending, S.pad(want, rank)))
+
+
+def settle(b, v, have, pending, want, mesh, keep: bool = False):
+    """``v``, this device's block under ``have`` of a value whose sums over the mesh axes
+    ``pending`` are still partial, completed and as its block under ``want``. A pending
+    axis that ``want`` makes the first split of a dimension ``have`` keeps whole is a
+    reduce-scatter there (``irax.psum_scatter``: each device sums only its block, half
+    the data a psum moves); the others are psums. ``keep``: return the completed value
+    before the final reshard (with ``have`` refined by the scatters, when there are)."""
+    rank = b.aval(v).ndim
+    have, want = S.pad(have, rank), S.pad(want, rank)
+    scatters = _scatters(have, pending, want)
+    for d, a in scatters:
+        v = b.psum_scatter(v, axis_name=a, scatter_dimension=d, tiled=True,
+                           axis_size=mesh.shape[mesh.axes.index(a)])
+        have = have[:d] + ((a,),) + have[d + 1:]
+    for a in pending:
+        if a not in [x for _, x in scatters]:
+            v = b.psum(v, axis_name=a)
+    return v if keep else reshard(b, v, have, want, mesh)
 
 
 def reshard(b, v, have, want, mesh):
     """``v`` (this device's block under sharding ``have``) as its block under ``want``:
     dimensions losing axes are gathered first (``irax.all_gather``, innermost axis first),
-    then dimensions gaining axes are cut at this device's position."""
+    then dimensions gaining axes are cut at this device's position. A dimension whose
+    axes ``want`` only extends (``("x",)`` to ``("x", "y")``) is cut within its block."""
     rank = b.aval(v).ndim
     have, want = S.pad(have, rank), S.pad(want, rank)
     changed = [d for d in range(rank) if have[d] != want[d]]
+    refined = {d for d in changed if want[d][:len(have[d])] == have[d]}
     for d in changed:
-        for a in reversed(have[d]):
-            v = b.all_gather(v, axis_name=a, axis=d, tiled=True,
-                             axis_size=mesh.shape[mesh.axes.index(a)])
+        if d not in refined:
+            for a in reversed(have[d]):
+                v = b.all_gather(v, axis_name=a, axis=d, tiled=True,
+                                 axis_size=mesh.shape[mesh.axes.index(a)])
     for d in changed:
-        if want[d]:
-            v = _cut(b, v, d, want[d], mesh)
+        cut = want[d][len(have[d]):] if d in refined else want[d]
+        if cut:
+            v = _cut(b, v, d, cut, mesh)
     return v
 
 

@@ -88,3 +88,41 @@ func.func @whole(%x: tensor<4xf32>) -> tensor<4xf32> {
   %s = "irax.sort"(%c) {dimension = 0 : i64, is_stable = true, num_keys = 1 : i64} : (tensor<4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+// A partial sum whose use splits a dimension over the pending axis is reduce-scattered:
+// each device sums only its block of the product (irax.psum_scatter, half the data a
+// psum moves), here cut further by the out sharding, split over "x" and then "y".
+// CHECK-LABEL: func.func private @scatter_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2xf32>, %[[W:.*]]: tensor<2x6xf32>) -> tensor<2x6xf32>
+// CHECK: %[[P:.*]] = "irax.dot_general"(%[[X]], %[[W]]) {{.*}} -> tensor<8x6xf32>
+// CHECK-NOT: "irax.psum"(
+// CHECK: %[[S:.*]] = "irax.psum_scatter"(%[[P]]) {axis_name = "x", axis_size = 2 : i64, scatter_dimension = 0 : i64, tiled = true} : (tensor<8x6xf32>) -> tensor<4x6xf32>
+// CHECK-NOT: "irax.psum"(
+// CHECK: "irax.dynamic_slice"(%[[S]]
+// CHECK-SAME: -> tensor<2x6xf32>
+func.func @scatter(%x: tensor<8x4xf32> {irax.sharding = [[], ["x"]]}, %w: tensor<4x6xf32> {irax.sharding = [["x"]]}) -> (tensor<8x6xf32> {irax.sharding = [["x", "y"]]})
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
+  %p = "irax.dot_general"(%x, %w) {lhs_contracting_dimensions = array<i64: 1>, rhs_contracting_dimensions = array<i64: 0>} : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+  return %p : tensor<8x6xf32>
+}
+
+// -----
+
+// The sum is completed once, at its first use: a constraint that splits it scatters it;
+// an elementwise use follows that split, and a result wanted whole gathers the blocks
+// (no second sum).
+// CHECK-LABEL: func.func private @scatter_then_whole_spmd
+// CHECK: %[[P:.*]] = "irax.dot_general"
+// CHECK: %[[S:.*]] = "irax.psum_scatter"(%[[P]]) {axis_name = "x", axis_size = 2 : i64, scatter_dimension = 1 : i64, tiled = true} : (tensor<8x6xf32>) -> tensor<8x3xf32>
+// CHECK: %[[E:.*]] = "irax.exp"(%[[S]]) : (tensor<8x3xf32>) -> tensor<8x3xf32>
+// CHECK: %[[G:.*]] = "irax.all_gather"(%[[S]]) {axis = 1 : i64, axis_name = "x", axis_size = 2 : i64, tiled = true} : (tensor<8x3xf32>) -> tensor<8x6xf32>
+// CHECK: return %[[E]], %[[G]] : tensor<8x3xf32>, tensor<8x6xf32>
+func.func @scatter_then_whole(%x: tensor<8x4xf32> {irax.sharding = [[], ["x"]]}, %w: tensor<4x6xf32> {irax.sharding = [["x"]]}) -> (tensor<8x6xf32>, tensor<8x6xf32> {irax.sharding = [[], []]})
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %p = "irax.dot_general"(%x, %w) {lhs_contracting_dimensions = array<i64: 1>, rhs_contracting_dimensions = array<i64: 0>} : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+  %c = "irax.sharding_constraint"(%p) {sharding = [[], ["x"]], mesh_axes = ["x"], mesh_shape = array<i64: 2>, devices = array<i64: 0, 1>} : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  %e = "irax.exp"(%c) : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %e, %p : tensor<8x6xf32>, tensor<8x6xf32>
+}
