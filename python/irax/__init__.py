@@ -57,15 +57,13 @@ from irax.transforms.autodiff import (  # noqa: F401
 from irax.transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: F401
 from irax.transforms.custom_derivatives import custom_jvp, custom_vjp  # noqa: F401
 from irax.transforms.jit import (  # noqa: F401
-    block_until_ready,
-    device_get,
-    device_put,
     disable_jit,
     eval_shape,
     jit,
     make_mlir,
     typeof,
 )
+from irax.transforms.placement import block_until_ready, device_get, device_put  # noqa: F401
 from irax.transforms.shard import pmap  # noqa: F401
 from irax.transforms.shard_map import shard_map  # noqa: F401
 from irax.transforms.specializations import clear_caches  # noqa: F401

@@ -49,6 +49,36 @@ def test_in_and_out_shardings_lay_values_out(mesh):
         assert k(b.T).sharding == NamedSharding(mesh, P(("x", "y")))
 
 
+def test_a_plain_jit_follows_its_arguments_shardings(mesh):
+    """As JAX's jit with committed arrays: sharded arguments partition a plain jit over
+    their mesh (an unsharded one is replicated), the sharded argument is not read back
+    to the host, and the results come back with the propagated shardings; the same
+    function on unsharded arguments runs on one device."""
+    rows = NamedSharding(mesh, P("x"))
+    a, w = _x(8, 6), _x(6, 4, seed=1)
+    xs = irax.device_put(a, rows)
+    f = irax.jit(lambda x, w: (jnp.tanh(x @ w) * 2, jnp.sum(x)))
+    h, s = f(xs, w)
+    assert xs._host is None and h._host is None
+    assert h.sharding == rows and s.sharding == NamedSharding(mesh, P())   # (JAX: P("x",
+    # None) for h: the same blocks, its spec padded)
+    np.testing.assert_allclose(np.asarray(h), np.tanh(a @ w) * 2, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(s), a.sum(), rtol=1e-5)
+    h1, _ = f(a, w)
+    assert h1.devices() == {irax.devices()[0]}
+    np.testing.assert_allclose(np.asarray(h1), np.asarray(h), rtol=1e-6)
+    # static arguments stay static; a sharded keyword argument runs as before (gathered)
+    g = irax.jit(lambda x, k: x * k, static_argnums=1)
+    assert g(xs, 3).sharding == rows
+    np.testing.assert_allclose(np.asarray(g(xs, 3)), 3 * a, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(irax.jit(lambda x: x + 1)(x=xs)), a + 1, rtol=1e-6)
+    # a spec padded with None lays out the same blocks: taken as they are, not re-cut
+    padded = irax.device_put(a, NamedSharding(mesh, P("x", None)))
+    out = irax.jit(lambda v: v * 2, in_shardings=rows, out_shardings=rows)(padded)
+    assert padded._host is None and out._host is None and out.sharding == rows
+    assert irax.device_put(padded, rows)._shards == padded._shards
+
+
 def test_sharding_errors(mesh):
     a = _x(3, 4)
     g = irax.jit(lambda u: u, in_shardings=NamedSharding(mesh, P("x")))

@@ -25,7 +25,7 @@ from irax.lax._reduce import dot_general, reduce_sum
 from irax.lax._shape import broadcasted_iota, concatenate, slice_in_dim
 from irax.lax._sorting import top_k
 from irax.runtime.devices import default_backend
-from irax.transforms.jit import lay_out
+from irax.transforms.placement import lay_out
 
 
 # ---- contractions ------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from irax.numpy._array_api import namespace
 from irax.numpy._at import IndexUpdateHelper
 from irax.numpy._fast import fast_binary
 from irax.runtime.array import Array
-from irax.transforms.jit import device_put
+from irax.transforms.placement import device_put
 
 
 def _binary(fn, reflected=False, op_cls=None):

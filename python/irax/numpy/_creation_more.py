@@ -24,7 +24,7 @@ from irax.numpy import _util as U
 from irax.numpy._creation import arange, asarray, linspace
 from irax.numpy._math import log10
 from irax.numpy._ufuncs import multiply, power, sign, true_divide
-from irax.transforms.jit import device_put
+from irax.transforms.placement import device_put
 from irax.transforms.vectorize import vmap
 
 _IMPURE = ("jnp.{0}() is not implemented because it may be non-pure and thus unsafe for use "

@@ -18,7 +18,6 @@ import numpy as np
 from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
-from irax.dialect.sharding import ShardingConstraint
 from irax.frontend import debug_nans, function_record, tiered
 from irax.frontend.callee import fun_name, fun_origin
 from irax.frontend.compile import (
@@ -28,13 +27,12 @@ from irax.frontend.compile import (
     execute,
     module_at_stage,
 )
-from irax.frontend.eager import concrete_value
-from irax.frontend.trace import Trace, bind, current_trace, mark_donated, mark_shardings
+from irax.frontend.trace import Trace, current_trace, mark_donated, mark_shardings
 from irax.frontend.tracer import Tracer
 from irax.passes import pipelines
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
-from irax.runtime.array import Array, put_sharded
+from irax.runtime.array import Array
 from irax.transforms import abstracted_axes
 from irax.transforms.abstracted_axes import AutoDynamic
 from irax.transforms.layout import (
@@ -46,6 +44,7 @@ from irax.transforms.layout import (
     sharding_spec,
 )
 from irax.transforms.partitioned import partitioned, propagated, run_threaded
+from irax.transforms.placement import lay_out
 from irax.transforms.specializations import specializations
 
 
@@ -157,6 +156,8 @@ class JitFunction:
             self.donate_argnames or device is not None or backend is not None)
         #: the ``LaidOutJit`` whose shardings partition the traced program (None: none)
         self._layout = None
+        #: the shardings of sharded arguments -> the jit laid out by them (``_follow``)
+        self._follows: dict = {}
         functools.update_wrapper(self, fun, updated=())
 
     # ---- signature handling -----------------------------------------------------------
@@ -200,6 +201,8 @@ class JitFunction:
             statics, dyn = self._split(args, kwargs)
             leaves, treedef = tree_util.tree_flatten(dyn)
             avals = tuple(abstractify(x, self.fun) for x in leaves)
+        if not traced and self._layout is None and not kwargs and _sharded(leaves):
+            raise _FollowsData   # (the call takes the arguments' shardings: _follow)
         if self.abstracted_axes is not None:
             avals = self._abstract(treedef, args, kwargs, avals)
         elif _AUTO_DYNAMIC[0]:
@@ -311,10 +314,32 @@ class JitFunction:
             entry = last[2]
             if entry.executable is not None:
                 return execute(entry, [args[0]])
-        entry, leaves = self._entry(args, kwargs, traced=False)
+        try:
+            entry, leaves = self._entry(args, kwargs, traced=False)
+        except _FollowsData:
+            return self._follow(args)(*args)
         if entry.executable is not None:
             return execute(entry, leaves)
         return self._run(entry, leaves)
+
+    def _follow(self, args) -> LaidOutJit:
+        """This function laid out by the shardings of its sharded arguments, as JAX's jit
+        follows the shardings of committed arrays: the program is partitioned over their
+        mesh (``irax-partition``), an unsharded argument taken as replicated, the
+        results left as the partitioner propagates them."""
+        dyn = [a for i, a in enumerate(args) if i not in self.static_argnums]
+        shardings = tuple(tree_util.tree_map(_sharding_of, a) for a in dyn)
+        key = layout_key(shardings)
+        found = self._follows.get(key)
+        if found is None:
+            found = LaidOutJit(JitFunction(
+                self.fun, static_argnums=self.static_argnums,
+                static_argnames=self.static_argnames, donate_argnums=self.donate_argnums,
+                donate_argnames=self.donate_argnames, keep_unused=self.keep_unused,
+                device=self.device, backend=self.backend, inline=self.inline,
+                abstracted_axes=self.abstracted_axes), shardings, None)
+            self._follows[key] = found
+        return found
 
     def _call_checked(self, args, kwargs):
         """A call under jax_disable_jit, jax_debug_nans or jax_debug_infs."""
@@ -368,6 +393,27 @@ class JitFunction:
 
     def __repr__(self) -> str:
         return f"<irax.jit of {_fun_name(self.fun)}>"
+
+
+class _FollowsData(Exception):
+    """Raised by ``JitFunction._entry`` for a call with sharded arguments."""
+
+
+def _sharded(leaves) -> bool:
+    """Whether a leaf is an array sharded over several devices."""
+    for x in leaves:
+        if type(x) is Array and x._sharding is not None and \
+                isinstance(x._sharding, mesh_lib.NamedSharding) and x._sharding.mesh.size > 1:
+            return True
+    return False
+
+
+def _sharding_of(x):
+    """The sharding of a sharded array leaf; None for anything else (replicated)."""
+    if type(x) is Array and isinstance(x._sharding, mesh_lib.NamedSharding) and \
+            x._sharding.mesh.size > 1:
+        return x._sharding
+    return None
 
 
 class Lowered:
@@ -643,18 +689,6 @@ class LaidOutJit:
         return mesh
 
 
-def lay_out(x, shardings, api: str, what: str):
-    """``x`` put as ``shardings`` (a prefix pytree; None leaves a leaf where it is)."""
-    if shardings is None:
-        return x
-    places = placements(x, shardings, api, what)
-    leaves, tree = tree_util.tree_flatten(x)
-    paths = [tree_util.keystr(p) for p, _ in tree_util.tree_flatten_with_path(x)[0]]
-    return tree_util.tree_unflatten(tree, [
-        v if s is None else _put(v, s, f"{what}{path}", api)
-        for v, s, path in zip(leaves, places, paths)])
-
-
 def make_mlir(fun: Callable, *, stage: str = "irax", debug_info: bool = False,
               static_argnums=None, static_argnames=None) -> Callable[..., str]:
     """Quick IR inspection (irax's ``make_jaxpr``): ``make_mlir(f)(*args)`` is the text of
@@ -686,63 +720,3 @@ def typeof(x) -> ShapedArray:
 def eval_shape(fun: Callable, *args, **kwargs):
     """Output shapes and dtypes of ``fun`` without running it (``jax.eval_shape``)."""
     return JitFunction(fun).eval_shape(*args, **kwargs)
-
-
-def device_put(x, device=None, *, donate: bool = False, may_alias=None):
-    """Copies a pytree of arrays to ``device`` (default: the first device), or lays it out
-    as a sharding: a ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the
-    mesh of ``set_mesh``, or a pytree of those matching ``x``."""
-    if is_placement(device) or device is None:
-        return tree_util.tree_map(lambda leaf: _put(leaf, device), x)
-    try:
-        places = tree_util.tree_structure(x).flatten_up_to(device)
-    except ValueError as e:
-        raise ValueError(f"device_put: the device/sharding pytree does not match the value "
-                         f"pytree {tree_util.tree_structure(x)}: {e}") from None
-    leaves, tree = tree_util.tree_flatten(x)
-    return tree_util.tree_unflatten(tree, [_put(v, d) for v, d in zip(leaves, places)])
-
-
-def _put(leaf, device, what: str = "", api: str = "device_put"):
-    if isinstance(device, mesh_lib.PartitionSpec):
-        mesh = mesh_lib.get_mesh()
-        if mesh is None:
-            raise ValueError(f"{api}: a PartitionSpec ({device}) needs a mesh: use "
-                             "NamedSharding(mesh, spec) or irax.set_mesh(mesh)")
-        device = mesh_lib.NamedSharding(mesh, device)
-    if isinstance(leaf, Tracer):   # a layout inside a trace: a constraint for irax-partition
-        if isinstance(device, mesh_lib.NamedSharding):
-            mesh_lib.check_shape(device, leaf.aval.shape, what, api)
-            if device.mesh.size > 1:
-                m = ir_mesh(device.mesh)
-                return bind(ShardingConstraint, leaf, sharding=sharding_spec(device),
-                            mesh_axes=m.axes, mesh_shape=m.shape, devices=m.devices)
-        return leaf
-    if isinstance(device, mesh_lib.SingleDeviceSharding):
-        device = device._device
-    if isinstance(leaf, Array):   # (not read: a sharded array keeps its shards)
-        leaf._check_live()
-        arr, aval = leaf, leaf.aval
-    else:
-        data, aval = concrete_value(leaf)
-        arr = Array._from_host(np.asarray(data), aval)
-    if isinstance(device, mesh_lib.NamedSharding):
-        return put_sharded(arr, device, what, api)
-    dev = device if device is not None else devices.default_device()
-    if not isinstance(dev, devices.Device):
-        raise TypeError(f"device_put: expected a device or a sharding, got {device!r}")
-    buf = arr._device_buffer(dev)
-    return Array._from_device(buf, aval, dev)
-
-
-def device_get(x):
-    """Host NumPy copies of a pytree of arrays."""
-    return tree_util.tree_map(lambda a: np.asarray(a) if hasattr(a, "__array__") else a, x)
-
-
-def block_until_ready(x):
-    """Waits for every array of the pytree (calls are synchronous on IREE's local-task)."""
-    for leaf in tree_util.tree_leaves(x):
-        if hasattr(leaf, "block_until_ready"):
-            leaf.block_until_ready()
-    return x

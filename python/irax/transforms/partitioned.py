@@ -151,7 +151,7 @@ def propagated(entry, out, out_shardings, lay_out):
     """The results of ``entry``'s one multi-device program laid out as ``irax-partition``
     propagated them, where ``out_shardings`` leaves them open (None, or a None leaf): JAX
     returns those shardings, and the program per device on threads leaves its shards so.
-    ``lay_out(leaf, sharding, api, what)`` puts one (``jit.lay_out``)."""
+    ``lay_out(leaf, sharding, api, what)`` puts one (``placement.lay_out``)."""
     if entry.partitioned is None or is_placement(out_shardings):   # (one for all results)
         return out
     part = partitioned(entry)

@@ -40,7 +40,7 @@ from irax.frontend.compile import one_thread_each
 from irax.frontend.host_callback import borrowing_io_callback
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
-from irax.runtime.array import Array
+from irax.runtime.array import Array, same_layout
 from irax.shard.split import MeshAxes
 
 
@@ -324,7 +324,8 @@ def blocks_of(x, spec, mesh) -> list:
     """Each device's block of ``x`` under ``spec`` (its own shard when ``x`` is laid out
     so already)."""
     sharding = mesh_lib.NamedSharding(mesh, spec)
-    if isinstance(x, Array) and x._sharding == sharding and x._shards is not None:
+    if isinstance(x, Array) and x._shards is not None and (
+            x._sharding == sharding or same_layout(x._sharding, sharding, x.aval.ndim)):
         return list(x._shards)
     if not spec.mesh_axes():   # all of it everywhere (a Python scalar stays weakly typed)
         return [x] * mesh.size
