@@ -211,15 +211,18 @@ def test_sharding_api_matches_jax(mesh, jax_ref):
         assert got[key] == want[key], key
 
 
-def test_errors_match_jax(mesh, jax_ref):
+@pytest.mark.parametrize("threads", [True, False], ids=["threads", "device-program"])
+def test_errors_match_jax(threads, mesh, jax_ref):
     """The facts of each message (its first paragraphs) are JAX's; the advice after them
-    is irax's own. JAX names the manual axes as a frozenset, irax as the mesh's names."""
+    is irax's own. JAX names the manual axes as a frozenset, irax as the mesh's names.
+    Both ways a top-level shard_map runs check first."""
     paragraphs = {"spec_too_long": 2, "indivisible": 3, "indivisible_one_axis": 3,
                   "out_spec_too_long": 2}
     thunks = shard_map_cases.errors(P, irax.shard_map, NamedSharding, irax.device_put, mesh)
     for name, thunk in thunks.items():
         want = str(jax_ref[f"error/{name}"])
-        with pytest.raises(ValueError) as info:
+        with pytest.raises(ValueError) as info, \
+                config.override("irax_shard_map_threads", threads):
             thunk()
         got = f"{type(info.value).__name__}: {info.value}"
         if name == "unknown_axis":

@@ -66,17 +66,17 @@ class DeviceProgram:
         key = (tree, tuple(specs), config.trace_key, tuple(
             (np.shape(x), getattr(x, "dtype", type(x)),
              getattr(getattr(x, "aval", None), "weak_type", None)) for x in leaves))
+        entry = self.entries.get(key)
+        if entry is None and check is not None:
+            check()   # (before the arguments are cut: JAX's errors, not a failed cut)
         per_device = [[] for _ in self.devices]
         for x, spec in zip(leaves, specs):
             for k, block in enumerate(blocks_of(x, spec, self.mesh)):
                 per_device[k].append(block)
-        entry = self.entries.get(key)
         if entry is None:
             with self.lock:
                 entry = self.entries.get(key)
                 if entry is None:
-                    if check is not None:
-                        check()
                     entry = self.entries[key] = self._entry(
                         tree_util.tree_unflatten(tree, per_device[0]), out_specs_of)
         return tree_util.tree_unflatten(entry.out_tree, entry.run(per_device))
