@@ -126,3 +126,26 @@ def test_a_record_whose_program_is_gone_compiles_again(cache_dir):
     got = irax.jit(f)(x)
     assert compiler.stats["compiles"] == compiles + 1
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_a_record_keeps_the_work_the_runtime_reads(cache_dir):
+    """The measures that choose a program's driver come back with its record: a large
+    elementwise program (``irax_cpu_tune_min_elements``) times both drivers whether it
+    was compiled now or found through the record."""
+    from irax.runtime.executable import Tuned
+
+    x = np.ones((64, 64), np.float32)
+    f = lambda v: v + v * v + v * v * v  # noqa: E731
+    with config.override("irax_cpu_tune_min_elements", 4096), \
+            config.override("irax_tiered_jit", False):
+        fresh = irax.jit(f)
+        fresh(x)
+        (entry,) = fresh._cache.values()
+        assert isinstance(entry.executable, Tuned) and entry.work.elements >= 4 * 4096
+        hits = program_cache.stats["hits"]
+        irax.clear_caches()
+        again = irax.jit(f)
+        again(x)
+        (entry,) = again._cache.values()
+        assert program_cache.stats["hits"] == hits + 1   # found through the record
+        assert isinstance(entry.executable, Tuned) and entry.work.elements >= 4 * 4096

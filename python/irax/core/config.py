@@ -168,6 +168,13 @@ config.define("irax_cpu_threads_min_flops", 1 << 25,
               "products and convolutions, per device of a multi-device program, from "
               "which it runs on the thread pool.",
               _nonnegative_int, env="IRAX_CPU_THREADS_MIN_FLOPS")
+config.define("irax_cpu_tune_min_elements", 1 << 23,
+              "Under irax_cpu_driver='auto': a loop-free program whose ops produce at least "
+              "this many elements (per device of a multi-device program) times its first "
+              "calls on both drivers and keeps the faster (large elementwise work: two "
+              "cores stream more memory than one, but IREE's pool faults its larger "
+              "results' pages in at every call; 0: never).",
+              _nonnegative_int, env="IRAX_CPU_TUNE_MIN_ELEMENTS")
 config.define("irax_cpu_tune_min_flops", 1 << 22,
               "Under irax_cpu_driver='auto': a loop-free program whose matrix products and "
               "convolutions hold from this many multiply-adds (per device of a "

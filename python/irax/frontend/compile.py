@@ -244,15 +244,21 @@ def tunes_threads(work, device, group) -> bool:
     under "auto", for programs with no loop driven from the host (where IREE 3.13 races
     on the pool) that ``wants_threads`` does not already send to the pool, and whose
     loops are all loop kernels over several elements (one-device programs), or whose
-    products and convolutions hold at least ``irax_cpu_tune_min_flops`` multiply-adds
-    per device: where the pool starts to pay for such a program depends on the machine
-    (a 256x256 product and tanh, 2^24 multiply-adds: 0.34 ms inline and 0.29 on the
-    pool on a 2-core AVX-512 machine, 0.36 and 0.33 on a 2-core AVX2 one; a 4-device
-    pmap of it 1.68 and 1.14 ms on the first, 2.6 and 3.2 ms on the second)."""
+    ops produce at least ``irax_cpu_tune_min_elements`` elements, or whose products and
+    convolutions hold at least ``irax_cpu_tune_min_flops`` multiply-adds per device:
+    where the pool starts to pay for such a program depends on the machine (a 256x256
+    product and tanh, 2^24 multiply-adds: 0.34 ms inline and 0.29 on the pool on a
+    2-core AVX-512 machine, 0.36 and 0.33 on a 2-core AVX2 one; a 4-device pmap of it
+    1.68 and 1.14 ms on the first, 2.6 and 3.2 ms on the second; ``x + x*x + x*x*x`` on
+    3500x3500 floats 3.7 ms inline and 2.6 on the pool of the AVX-512 one, on 5000x5000
+    9 and 36 ms: the pool's results of more than 64 MB fault their pages in at every
+    call)."""
     if device.platform != "cpu" or config.irax_cpu_driver != "auto" or _ONE_THREAD.on \
             or work.host_loops or wants_threads(work, device, len(group)):
         return False
     if not group and work.kernel_elements >= 2:
+        return True
+    if 0 < config.irax_cpu_tune_min_elements * max(len(group), 1) <= work.elements:
         return True
     return 0 < config.irax_cpu_tune_min_flops * max(len(group), 1) <= work.flops
 

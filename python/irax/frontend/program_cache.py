@@ -11,7 +11,7 @@ kept under a key of the *traced* module, in memory and in the persistent cache:
                   compiler version, irax's cache version, a digest of irax's sources)
     record = {"program": <compile cache key of the "iree" module>, "info": {...},
               "devices": 0, "flops": 0, "loops": false, "host_loops": false,
-              "kernel_elements": 0, "host_calls": false}
+              "kernel_elements": 0, "host_calls": false, "elements": 0}
 
 and a later trace of the same function (in any process) reads the program through it.
 The digest of irax's sources (each ``.py`` file's path, size and modification time)
@@ -73,8 +73,8 @@ def key(entry, platform: str, function: str) -> str:
 
 
 def lookup(record_key: str, name: str):
-    """``(vmfb, devices, work)`` of a recorded program (``work``: its ``Work`` without
-    the element count), or None."""
+    """``(vmfb, devices, work)`` of a recorded program (``work``: its ``Work``: the
+    measures the runtime's choices read), or None."""
     with _LOCK:
         record = _MEMORY.get(record_key)
     if record is None:
@@ -86,7 +86,7 @@ def lookup(record_key: str, name: str):
             record = (record["program"], record["info"], int(record["devices"]),
                       int(record["flops"]), bool(record["loops"]),
                       bool(record["host_loops"]), int(record["kernel_elements"]),
-                      bool(record.get("host_calls", True)))
+                      bool(record.get("host_calls", True)), int(record.get("elements", 0)))
         except (ValueError, KeyError, TypeError) as e:
             cache.discard(record_key, f"not a program record: {e}", _SUFFIX)
             return None
@@ -95,7 +95,8 @@ def lookup(record_key: str, name: str):
         return None
     _remember(record_key, record)
     stats["hits"] += 1
-    work = Work(record[3], record[4], host_loops=record[5], kernel_elements=record[6])
+    work = Work(record[3], record[4], elements=record[8], host_loops=record[5],
+                kernel_elements=record[6])
     work.host_calls = record[7]
     return vmfb, record[2], work
 
@@ -104,13 +105,14 @@ def store(record_key: str, program: str, info: dict, devices: int, work: Work) -
     """Records that the specialization of ``record_key`` compiles to the program of
     compile cache key ``program`` (made of ``info``: ``compiler.key_of``)."""
     record = (program, info, devices, work.flops, work.loops, work.host_loops,
-              work.kernel_elements, work.host_calls)
+              work.kernel_elements, work.host_calls, work.elements)
     if _remember(record_key, record):
         payload = json.dumps({"program": program, "info": info, "devices": devices,
                               "flops": work.flops, "loops": work.loops,
                               "host_loops": work.host_loops,
                               "kernel_elements": work.kernel_elements,
-                              "host_calls": work.host_calls}).encode()
+                              "host_calls": work.host_calls,
+                              "elements": work.elements}).encode()
         cache.store(record_key, payload, {"kind": "program record"}, _SUFFIX)
 
 
