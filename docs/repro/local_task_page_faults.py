@@ -21,7 +21,8 @@ Zen 4 (2026-12-06):
 So the caching allocator keeps ``local-sync``'s results for reuse, but ``local-task``
 returns a fresh mapping for each result above about 64 MB whatever the allocator; below
 that the pool is the faster driver (two cores stream more memory than one). The cause,
-read in IREE's sources (``runtime/src/iree/hal/drivers/local_task/task_device.c``): the
+read in IREE's sources (``runtime/src/iree/hal/drivers/local_task/task_device.c`` on
+IREE's main branch, whose 64 MB matches what 3.13 does): the
 task device serves queue allocations (a program's results among them) from its own pools,
 not from the device allocator: a TLSF pool over 64 MB slabs
 (``IREE_HAL_TASK_DEVICE_DEFAULT_POOL_RANGE_LENGTH_DEFAULT``, a compile-time constant, no
