@@ -192,3 +192,23 @@ def test_a_traced_option_retraces():
     assert f(x).dtype == np.int32
     irax.clear_caches()   # drops the compiled programs of top-level maps too
     assert f(x).dtype == np.int32
+
+
+def test_without_a_spare_core_a_shard_map_runs_as_one_program(monkeypatch):
+    """With no more cores than the mesh has devices (this 2-core machine and 4 devices)
+    a top-level shard_map does not get a program per device on threads even with them
+    on: one program with the devices' blocks at its boundary runs (faster there)."""
+    from irax.transforms import spmd
+
+    runs = []
+    monkeypatch.setattr(spmd.SpmdProgram, "_run", lambda self, k, args: runs.append(k))
+    monkeypatch.setattr(spmd, "cores", lambda: N)
+    mesh = irax.make_mesh((2, 2), ("x", "y"))
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    f = irax.shard_map(lambda b: lax.psum(b, "x"), mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=P(None, "y"))
+    with config.override("irax_shard_map_threads", True), \
+            config.override("irax_shard_map_threads_min_work", 0):
+        out = f(a)
+    assert runs == [] and out.sharding == NamedSharding(mesh, P(None, "y"))
+    np.testing.assert_allclose(np.asarray(out), a[:2] + a[2:])

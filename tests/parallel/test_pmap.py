@@ -233,9 +233,9 @@ def test_pmap_runs_a_program_per_device_on_threads(monkeypatch):
     shards; the values are the one multi-device program's. A collective in a loop falls
     back to that program."""
     from irax.sharding import NamedSharding, PartitionSpec
-    from irax.transforms import shard
+    from irax.transforms import spmd
 
-    monkeypatch.setattr(shard, "_cores", lambda: 64)   # as on a machine with cores to spare
+    monkeypatch.setattr(spmd, "cores", lambda: 64)   # as on a machine with cores to spare
 
     x, w = _x(N, 3), np.float32(0.5)
     f = irax.pmap(collectives, axis_name="i", in_axes=(0, None))
@@ -261,7 +261,7 @@ def test_pmap_runs_a_program_per_device_on_threads(monkeypatch):
                                rtol=1e-6)
     # without a spare core (this 2-core machine) the one program runs, its results the
     # devices' shards too (device_program.py); gathered on the first device without it
-    monkeypatch.setattr(shard, "_cores", lambda: N)
+    monkeypatch.setattr(spmd, "cores", lambda: N)
     with config.override("irax_shard_map_threads_min_work", 0):
         assert f(x, w)["psum"].sharding.spec == PartitionSpec("i")
         with config.override("irax_device_program", False):

@@ -14,7 +14,6 @@ between. Called outside any transformation, a pmapped function is compiled like 
 from __future__ import annotations
 
 import functools
-import os
 from typing import Any, Callable
 
 import numpy as np
@@ -27,6 +26,7 @@ from irax.frontend.callee import fun_name
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import devices as _devices
 from irax.runtime import mesh as mesh_lib
+from irax.transforms import spmd
 from irax.transforms.device_program import DeviceProgram
 from irax.transforms.jit import jit
 from irax.transforms.spmd import NotSpmd, SpmdProgram
@@ -102,7 +102,7 @@ def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
     collective in a loop or branch): the stacked multi-device program runs. (On 2 cores
     the one program was faster than threads for 2 and 4 devices: 2.0 vs 2.15 ms, 2.6-2.9
     vs 3.3-3.7 ms.)"""
-    threads = config.irax_shard_map_threads and _cores() > 2
+    threads = config.irax_shard_map_threads and spmd.cores() > 2
     if not threads and not config.irax_device_program:
         return None
     axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
@@ -134,7 +134,7 @@ def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
         return [mesh_lib.PartitionSpec(name)] * len(avals)
 
     kinds = []
-    if threads and n < _cores():   # measured: with no spare core the one program is faster
+    if threads and n < spmd.cores():   # with no spare core the one program is faster
         kinds.append((SpmdProgram, n))
     if config.irax_device_program:
         kinds.append((DeviceProgram, n))
@@ -152,10 +152,6 @@ def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
         if out is not None:
             return out
     return None
-
-
-def _cores() -> int:
-    return os.cpu_count() or 1
 
 
 def _argnums(value, what: str) -> frozenset:

@@ -252,9 +252,12 @@ class SpmdProgram:
         """``f`` over the blocks of ``args`` (flat ``specs``, one per leaf); the results
         as sharded arrays, laid out by the flat specs ``out_specs_of(out_tree, avals)``
         gives for the output blocks' avals. None when each device's program is too
-        small to repay the threads (the caller runs it as one program). ``check()``
+        small to repay the threads, or the machine has no more cores than the mesh has
+        devices (the caller runs it as one program). ``check()``
         validates the arguments; it runs, and the programs are traced and compiled, once
         per signature of the arguments."""
+        if len(self.devices) >= cores():   # no core to spare: the one program is faster
+            return None
         leaves, tree = tree_util.tree_flatten(args)
         key = (tree, tuple(specs), config.irax_shard_map_threads_min_work, tuple(
             (np.shape(x), getattr(x, "dtype", type(x)),
@@ -311,6 +314,16 @@ class SpmdProgram:
         except BaseException:
             self.rdv.barrier.abort()   # the others stop waiting for this device
             raise
+
+
+def cores() -> int:
+    """The CPUs of this machine. A map runs a program per device on threads only with
+    more cores than devices: with none to spare, one multi-device program with the
+    devices' blocks at its boundary (``device_program.py``) was faster on 2 cores (the
+    data-parallel MLP step of ``benchmarks/sharding.py`` on 2 devices: 8.6-8.8 ms against
+    9.1-10.2 on threads; most collectives too, ppermute of 4 MiB on 2 devices 0.3-0.4 ms
+    against 0.4-1.3)."""
+    return os.cpu_count() or 1
 
 
 def _too_small(work) -> bool:
