@@ -181,16 +181,17 @@ def test_reshards_between_constraints(mesh):
 
 @pytest.mark.parametrize("threads", [True, False], ids=["threads", "one-program"])
 def test_a_split_contraction_reduce_scatters_into_a_split_result(mesh, threads):
-    """A product whose contraction is split over "x" leaves partial sums; an out
-    sharding split over "x" (then "y") completes them with a psum_scatter, each device
-    summing only its block; a second use wanting the product whole gathers the blocks."""
+    """A product whose contraction is split over "x" leaves partial sums; a constraint
+    split over "x" (then "y") completes them with a psum_scatter, each device summing
+    only its block, then cut by "y"; a second use wanting the product whole gathers the
+    blocks."""
     x, w = _x(8, 4), _x(4, 6, seed=1)
     cols, rows = NamedSharding(mesh, P(None, "x")), NamedSharding(mesh, P("x"))
     out = (NamedSharding(mesh, P(("x", "y"))), NamedSharding(mesh, P()))
 
-    def f(x, w):
+    def f(x, w):   # the constraint splits the scattered rows over "y" too
         p = x @ w
-        return lax.with_sharding_constraint(p, rows) * 2.0, jnp.tanh(p)
+        return lax.with_sharding_constraint(p, out[0]) * 2.0, jnp.tanh(p)
 
     text = _partitioned_text(
         irax.jit(f, in_shardings=(cols, rows), out_shardings=out).lower(x, w))

@@ -192,9 +192,7 @@ def _partition_block(module, b, mesh, block, env) -> list:
         for v, need in zip(op.operands, plan.operands):
             value, have, pending = env[v]
             if pending:   # complete it once: later uses reshard what this leaves
-                value = settle(b, value, have, pending, need, mesh, keep=True)
-                have = S.pad(need, b.aval(value).ndim) if _scattered(have, pending, need) \
-                    else have
+                value, have = complete(b, value, have, pending, need, mesh)
                 env[v] = (value, have, ())
             local.append(reshard(b, value, have, need, mesh))
         if cls is S.ShardingConstraint:   # done: its operand now has its sharding
@@ -229,18 +227,20 @@ def _scatters(have, pending, want) -> list[tuple[int, str]]:
     return out
 
 
-def _scattered(have, pending, want) -> bool:
-    rank = max(len(have), len(want))
-    return bool(_scatters(S.pad(have, rank), pending, S.pad(want, rank)))
-
-
-def settle(b, v, have, pending, want, mesh, keep: bool = False):
+def settle(b, v, have, pending, want, mesh):
     """``v``, this device's block under ``have`` of a value whose sums over the mesh axes
-    ``pending`` are still partial, completed and as its block under ``want``. A pending
-    axis that ``want`` makes the first split of a dimension ``have`` keeps whole is a
-    reduce-scatter there (``irax.psum_scatter``: each device sums only its block, half
-    the data a psum moves); the others are psums. ``keep``: return the completed value
-    before the final reshard (with ``have`` refined by the scatters, when there are)."""
+    ``pending`` are still partial, completed (``complete``) and as its block under
+    ``want``."""
+    v, have = complete(b, v, have, pending, want, mesh)
+    return reshard(b, v, have, want, mesh)
+
+
+def complete(b, v, have, pending, want, mesh):
+    """The partial sums over ``pending`` of ``v`` (its block under ``have``) completed
+    towards ``want``: a pending axis that ``want`` makes the first split of a dimension
+    ``have`` keeps whole is a reduce-scatter there (``irax.psum_scatter``: each device
+    sums only its block, half the data a psum moves); the others are psums. Returns the
+    value and its sharding (``have`` with the scattered dimensions split)."""
     rank = b.aval(v).ndim
     have, want = S.pad(have, rank), S.pad(want, rank)
     scatters = _scatters(have, pending, want)
@@ -251,7 +251,7 @@ def settle(b, v, have, pending, want, mesh, keep: bool = False):
     for a in pending:
         if a not in [x for _, x in scatters]:
             v = b.psum(v, axis_name=a)
-    return v if keep else reshard(b, v, have, want, mesh)
+    return v, have
 
 
 def reshard(b, v, have, want, mesh):

@@ -126,3 +126,21 @@ func.func @scatter_then_whole(%x: tensor<8x4xf32> {irax.sharding = [[], ["x"]]},
   %e = "irax.exp"(%c) : (tensor<8x6xf32>) -> tensor<8x6xf32>
   return %e, %p : tensor<8x6xf32>, tensor<8x6xf32>
 }
+
+// -----
+
+// A use that splits the scattered dimension further (over "x", then "y") gets the
+// scatter's block cut by "y": the value is recorded as split over "x" only.
+// CHECK-LABEL: func.func private @scatter_then_cut_spmd
+// CHECK: %[[S:.*]] = "irax.psum_scatter"({{.*}}) {axis_name = "x", axis_size = 2 : i64, scatter_dimension = 0 : i64, tiled = true} : (tensor<8x6xf32>) -> tensor<4x6xf32>
+// CHECK: %[[C:.*]] = "irax.dynamic_slice"(%[[S]]
+// CHECK-SAME: -> tensor<2x6xf32>
+// CHECK: "irax.exp"(%[[C]]) : (tensor<2x6xf32>) -> tensor<2x6xf32>
+// CHECK: "irax.all_gather"(%[[S]]) {axis = 0 : i64, axis_name = "x", axis_size = 2 : i64, tiled = true} : (tensor<4x6xf32>) -> tensor<8x6xf32>
+func.func @scatter_then_cut(%x: tensor<8x4xf32> {irax.sharding = [[], ["x"]]}, %w: tensor<4x6xf32> {irax.sharding = [["x"]]}) -> (tensor<8x6xf32> {irax.sharding = [["x", "y"]]}, tensor<8x6xf32> {irax.sharding = [[], []]})
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
+  %p = "irax.dot_general"(%x, %w) {lhs_contracting_dimensions = array<i64: 1>, rhs_contracting_dimensions = array<i64: 0>} : (tensor<8x4xf32>, tensor<4x6xf32>) -> tensor<8x6xf32>
+  %c = "irax.sharding_constraint"(%p) {sharding = [["x", "y"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  %e = "irax.exp"(%c) : (tensor<8x6xf32>) -> tensor<8x6xf32>
+  return %e, %p : tensor<8x6xf32>, tensor<8x6xf32>
+}
