@@ -74,6 +74,10 @@ def test_a_plain_jit_follows_its_arguments_shardings(mesh):
     np.testing.assert_allclose(np.asarray(irax.jit(lambda x: x + 1)(x=xs)), a + 1, rtol=1e-6)
     # a spec padded with None lays out the same blocks: taken as they are, not re-cut
     padded = irax.device_put(a, NamedSharding(mesh, P("x", None)))
+    assert padded.sharding.is_equivalent_to(rows, 2) and rows.is_equivalent_to(
+        NamedSharding(mesh, P(("x",))), 2)
+    assert not rows.is_equivalent_to(NamedSharding(mesh, P("y")), 2)
+    assert not NamedSharding(mesh, P("x", None, None)).is_equivalent_to(rows, 2)
     out = irax.jit(lambda v: v * 2, in_shardings=rows, out_shardings=rows)(padded)
     assert padded._host is None and out._host is None and out.sharding == rows
     assert irax.device_put(padded, rows)._shards == padded._shards

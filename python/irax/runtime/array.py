@@ -22,13 +22,7 @@ from irax.core.array_methods import ArrayMethods
 from irax.core.dtypes import short_name
 from irax.runtime.buffers import to_device, to_host
 from irax.runtime.devices import default_device
-from irax.runtime.mesh import (
-    NamedSharding,
-    Shard,
-    SingleDeviceSharding,
-    check_shape,
-    shard_layout,
-)
+from irax.runtime.mesh import Shard, SingleDeviceSharding, check_shape, shard_layout
 
 
 class Array(ArrayMethods):
@@ -255,7 +249,7 @@ def put_sharded(x: Array, sharding, what: str = "", api: str = "device_put") -> 
     if x._shards is not None and x._sharding is not None:
         if x._sharding == sharding:
             return x
-        if same_layout(x._sharding, sharding, x.aval.ndim):   # only named otherwise
+        if x._sharding.is_equivalent_to(sharding, x.aval.ndim):   # only named otherwise
             return Array._from_shards(x.aval, sharding, x._shards)
     host = x._numpy()
     shards = []
@@ -264,17 +258,6 @@ def put_sharded(x: Array, sharding, what: str = "", api: str = "device_put") -> 
         shards.append(Array._from_device(to_device(dev.hal, block),
                                          x.aval.update(shape=block.shape), dev))
     return Array._from_shards(x.aval, sharding, shards)
-
-
-def same_layout(a, b, ndim: int) -> bool:
-    """Whether two named shardings put the same blocks on the same devices (specs equal
-    but for trailing unsplit dimensions: ``P("x")`` and ``P("x", None)``)."""
-    if not (isinstance(a, NamedSharding) and isinstance(b, NamedSharding)) or \
-            a.mesh != b.mesh or len(a.spec) > ndim or len(b.spec) > ndim:
-        return False
-    pad = lambda s: tuple(s) + (None,) * (ndim - len(s))  # noqa: E731
-    return pad(a.spec) == pad(b.spec) and \
-        (a.spec.unreduced, a.spec.reduced) == (b.spec.unreduced, b.spec.reduced)
 
 
 def _rebuild(data, weak):

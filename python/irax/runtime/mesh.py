@@ -276,6 +276,16 @@ class Sharding:
     def shard_shape(self, shape) -> tuple:
         raise NotImplementedError
 
+    def is_equivalent_to(self, other, ndim: int) -> bool:
+        """Whether ``other`` puts the same blocks of an ``ndim``-dimensional array on the
+        same devices (``jax.sharding.Sharding.is_equivalent_to``): ``P("x")`` and
+        ``P("x", None)`` of one mesh are."""
+        if not isinstance(other, Sharding) or other.memory_kind != self.memory_kind or \
+                other.device_set != self.device_set:
+            return False
+        shape = (len(self.device_set),) * ndim   # every split of these devices divides it
+        return self.devices_indices_map(shape) == other.devices_indices_map(shape)
+
     @property
     def addressable_devices(self) -> set:
         return self.device_set
@@ -367,6 +377,13 @@ class NamedSharding(Sharding):
                 k = k * self.mesh.shape[a] + pos[a]
             out.append(k)
         return tuple(out)
+
+    def is_equivalent_to(self, other, ndim: int) -> bool:
+        if len(self.spec) > ndim or (isinstance(other, NamedSharding) and (
+                len(other.spec) > ndim or (self.spec.unreduced, self.spec.reduced) !=
+                (other.spec.unreduced, other.spec.reduced))):
+            return False
+        return super().is_equivalent_to(other, ndim)
 
     def devices_indices_map(self, shape) -> dict:
         block = self.shard_shape(shape)

@@ -36,7 +36,7 @@ from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
 from irax.transforms.device_program import DeviceEntry
 from irax.transforms.layout import ir_mesh, is_placement, partition_spec, placements
-from irax.transforms.spmd import NotSpmd, SpmdProgram, blocks_of
+from irax.transforms.spmd import NotSpmd, SpmdProgram, device_blocks
 
 
 class Partitioned:
@@ -81,11 +81,7 @@ class Partitioned:
                 if self.one is None:
                     self.one = DeviceEntry(clone_module(self.module), self.name, self.mesh,
                                            lambda avals: self.out_specs, self.name)
-                per_device = [[] for _ in self.one.devices]
-                for x, spec in zip(leaves, self.in_specs):
-                    for k, block in enumerate(blocks_of(x, spec, self.mesh)):
-                        per_device[k].append(block)
-                outs = self.one.run(per_device)
+                outs = self.one.run(device_blocks(leaves, self.in_specs, self.mesh))
             except NotSpmd:
                 self.one = False
         return outs

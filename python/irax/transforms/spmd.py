@@ -40,7 +40,7 @@ from irax.frontend.compile import one_thread_each
 from irax.frontend.host_callback import borrowing_io_callback
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
-from irax.runtime.array import Array, same_layout
+from irax.runtime.array import Array
 from irax.shard.split import MeshAxes
 
 
@@ -267,11 +267,8 @@ class SpmdProgram:
         first = key not in self.out_specs
         if first and check is not None:
             check()
-        per_device = [[] for _ in self.devices]
-        for x, spec in zip(leaves, specs):
-            for k, block in enumerate(blocks_of(x, spec, self.mesh)):
-                per_device[k].append(block)
-        calls = [tree_util.tree_unflatten(tree, blocks) for blocks in per_device]
+        calls = [tree_util.tree_unflatten(tree, blocks)
+                 for blocks in device_blocks(leaves, specs, self.mesh)]
         if first and self._prepare(calls):
             self.small.add(key)
             return None
@@ -333,12 +330,21 @@ def _too_small(work) -> bool:
         work.flops + work.elements < config.irax_shard_map_threads_min_work
 
 
+def device_blocks(leaves, specs, mesh) -> list[list]:
+    """Per device of ``mesh`` (row-major), its block of each leaf under its spec."""
+    per_device = [[] for _ in range(mesh.size)]
+    for x, spec in zip(leaves, specs):
+        for k, block in enumerate(blocks_of(x, spec, mesh)):
+            per_device[k].append(block)
+    return per_device
+
+
 def blocks_of(x, spec, mesh) -> list:
     """Each device's block of ``x`` under ``spec`` (its own shard when ``x`` is laid out
     so already)."""
     sharding = mesh_lib.NamedSharding(mesh, spec)
     if isinstance(x, Array) and x._shards is not None and (
-            x._sharding == sharding or same_layout(x._sharding, sharding, x.aval.ndim)):
+            x._sharding == sharding or x._sharding.is_equivalent_to(sharding, x.aval.ndim)):
         return list(x._shards)
     if not spec.mesh_axes():   # all of it everywhere (a Python scalar stays weakly typed)
         return [x] * mesh.size
