@@ -26,7 +26,6 @@ from irax.frontend.callee import fun_name
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import devices as _devices
 from irax.runtime import mesh as mesh_lib
-from irax.transforms import spmd
 from irax.transforms.device_program import DeviceProgram
 from irax.transforms.jit import jit
 from irax.transforms.spmd import NotSpmd, SpmdProgram
@@ -95,15 +94,14 @@ def pmap(fun: Callable, axis_name=None, *, in_axes: Any = 0, out_axes: Any = 0,
 def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
     """A pmap over CPU devices as a shard_map over a 1-D mesh of them (as JAX builds pmap
     on shard_map), its results the devices' shards: one program per device on a thread of
-    its own (``spmd.py``) where there are more cores than devices, else (or where the
-    threads do not apply) one multi-device program with each device's example and
-    results at its boundary (``device_program.py``). None where neither applies (axes
-    other than 0/None, a non-CPU device, sizes the devices do not fit, one device, a
-    collective in a loop or branch): the stacked multi-device program runs. (On 2 cores
-    the one program was faster than threads for 2 and 4 devices: 2.0 vs 2.15 ms, 2.6-2.9
-    vs 3.3-3.7 ms.)"""
-    threads = config.irax_shard_map_threads and spmd.cores() > 2
-    if not threads and not config.irax_device_program:
+    its own (``spmd.py``, which takes only machines with more cores than devices), else
+    one multi-device program with each device's example and results at its boundary
+    (``device_program.py``). None where neither applies (axes other than 0/None, a
+    non-CPU device, sizes the devices do not fit, one device, a collective in a loop or
+    branch): the stacked multi-device program runs."""
+    kinds = ((SpmdProgram,) if config.irax_shard_map_threads else ()) + \
+        ((DeviceProgram,) if config.irax_device_program else ())
+    if not kinds:
         return None
     axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
     if out_axes != 0 or len(axes) != len(args) or any(a not in (0, None) for a in axes):
@@ -116,15 +114,6 @@ def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
     if not 2 <= n <= len(group) or any(d.platform != "cpu" for d in group[:n]):
         return None
     name = axis_name if axis_name is not None else "_internal_pmap_axis_name"
-    mesh = mesh_lib.Mesh(np.array(group[:n], dtype=object), (name,))
-
-    def local(*blocks):
-        squeezed = [tree_util.tree_map(lambda b: b[0], x) if a == 0 else x
-                    for a, x in zip(axes, blocks)]
-        return tree_util.tree_map(
-            lambda r: bind(Reshape, r, new_sizes=(1,) + tuple(np.shape(r))), fun(*squeezed))
-
-    functools.update_wrapper(local, fun, updated=())
     specs = []
     for a, x in zip(axes, args):
         specs += [mesh_lib.PartitionSpec(name if a == 0 else None)] * \
@@ -133,25 +122,34 @@ def _per_device(threaded, fun, axis_name, in_axes, out_axes, group, args):
     def out_specs(tree, avals):
         return [mesh_lib.PartitionSpec(name)] * len(avals)
 
-    kinds = []
-    if threads and n < spmd.cores():   # with no spare core the one program is faster
-        kinds.append((SpmdProgram, n))
-    if config.irax_device_program:
-        kinds.append((DeviceProgram, n))
     for kind in kinds:
-        program = threaded.get(kind, False)
+        program = threaded.get((kind, n), False)
         if program is None:
             continue
         if program is False:
-            program = threaded[kind] = kind[0](local, mesh, jit)
+            mesh = mesh_lib.Mesh(np.array(group[:n], dtype=object), (name,))
+            program = threaded[kind, n] = kind(_per_example(fun, axes), mesh, jit)
         try:
             out = program(tuple(args), specs, out_specs)
         except NotSpmd:
-            threaded[kind] = None
+            threaded[kind, n] = None
             continue
         if out is not None:
             return out
     return None
+
+
+def _per_example(fun, axes):
+    """``fun`` on one device's blocks of a pmap's arguments (a leading axis of 1 where
+    mapped), its results given that axis back."""
+    def local(*blocks):
+        squeezed = [tree_util.tree_map(lambda b: b[0], x) if a == 0 else x
+                    for a, x in zip(axes, blocks)]
+        return tree_util.tree_map(
+            lambda r: bind(Reshape, r, new_sizes=(1,) + tuple(np.shape(r))), fun(*squeezed))
+
+    functools.update_wrapper(local, fun, updated=())
+    return local
 
 
 def _argnums(value, what: str) -> frozenset:
