@@ -13,6 +13,28 @@ from irax.dialect.base import lookup
 from irax.dialect.upstream import BuiltinModule, FuncCall, op_class
 
 
+def entry_attrs(fn, key: str) -> list[dict]:
+    """The attributes of each argument (``key="arg_attrs"``) or result (``"res_attrs"``)
+    of a ``func.func``, as ``{name: Attribute}`` dicts; empty when it has none.
+
+        func.func @f(%x: tensor<3xf32> {jax.buffer_donor = true}) ...
+        entry_attrs(f, "arg_attrs") == [{"jax.buffer_donor": BoolAttr(true)}]
+    """
+    if key not in fn.attributes:
+        return []
+    ir = mlir.ir()
+    return [{a.name: a.attr for a in ir.DictAttr(d)} for d in ir.ArrayAttr(fn.attributes[key])]
+
+
+def set_entry_attrs(fn, key: str, dicts) -> None:
+    """Sets the attributes of each argument or result of a ``func.func`` (``entry_attrs``'
+    inverse)."""
+    ir = mlir.ir()
+    ctx = mlir.context()
+    fn.attributes[key] = ir.ArrayAttr.get([ir.DictAttr.get(d, context=ctx) for d in dicts],
+                                          context=ctx)
+
+
 def symbol_name(op) -> str:
     return mlir.ir().StringAttr(op.attributes["sym_name"]).value
 

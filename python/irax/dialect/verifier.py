@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from irax.core.errors import IRError
 from irax.core.shape_poly import ANONYMOUS
 from irax.dialect import attrs as A
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.control import Return
 from irax.dialect.shard import DEVICE_ATTR
@@ -145,10 +145,7 @@ class _Walk:
         on) is a non-negative i64 ordinal."""
         ir = mlir.ir()
         for key, what in (("arg_attrs", "argument"), ("res_attrs", "result")):
-            if key not in op.attributes:
-                continue
-            for i, d in enumerate(ir.ArrayAttr(op.attributes[key])):
-                d = ir.DictAttr(d)
+            for i, d in enumerate(funcs.entry_attrs(op, key)):
                 if DEVICE_ATTR not in d:
                     continue
                 a = d[DEVICE_ATTR]

@@ -23,7 +23,7 @@ from irax.core.abstract import ShapedArray
 from irax.core.errors import UnexpectedTracerError
 from irax.core.shape_poly import Dim, InconclusiveDimensionOperation
 from irax.dialect import attrs as A
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.constant import Constant
@@ -307,18 +307,17 @@ def mark_shardings(module, mesh, in_specs, out_specs) -> None:
     """Annotates the traced public function for ``irax-partition``: its mesh
     (``irax.mesh``, a ``dialect.sharding.Mesh``) and the sharding of each argument and
     result (``irax.sharding``; None leaves one to propagation)."""
-    ir = mlir.ir()
     fn = module.body.operations[0]
     with mlir.context():
         for key, specs in (("arg_attrs", in_specs), ("res_attrs", out_specs)):
-            old = list(ir.ArrayAttr(fn.attributes[key])) if key in fn.attributes else []
+            old = funcs.entry_attrs(fn, key)
             dicts = []
             for i, spec in enumerate(specs):
-                entries = {a.name: a.attr for a in ir.DictAttr(old[i])} if i < len(old) else {}
+                entries = old[i] if i < len(old) else {}
                 if spec is not None:
                     entries["irax.sharding"] = A.Sharding.encode(spec)
-                dicts.append(ir.DictAttr.get(entries))
-            fn.attributes[key] = ir.ArrayAttr.get(dicts)
+                dicts.append(entries)
+            funcs.set_entry_attrs(fn, key, dicts)
         fn.attributes["irax.mesh"] = mesh.encode()
 
 

@@ -13,7 +13,7 @@ After:
 from __future__ import annotations
 
 from irax.core.errors import IRError
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect.base import REGISTRY, OpError, lookup
 from irax.dialect.shard import DEVICE_ATTR
 from irax.dialect.upstream import FlowTransfer, in_namespace, is_function, op_class
@@ -227,20 +227,14 @@ def _affinities(fn) -> list[int]:
     ir = mlir.ir()
     found = []
     for key in ("arg_attrs", "res_attrs"):
-        if key not in fn.attributes:
-            continue
-        dicts, marked = [], False
-        for d in ir.ArrayAttr(fn.attributes[key]):
-            entries = {a.name: a.attr for a in ir.DictAttr(d)}
-            if DEVICE_ATTR in entries:
-                k = ir.IntegerAttr(entries.pop(DEVICE_ATTR)).value
-                entries["iree.abi.affinity"] = ir.Attribute.parse(
-                    f"#hal.device.promise<@dev{k}>")
-                found.append(k)
-                marked = True
-            dicts.append(ir.DictAttr.get(entries))
+        dicts = funcs.entry_attrs(fn, key)
+        marked = [d for d in dicts if DEVICE_ATTR in d]
+        for d in marked:
+            k = ir.IntegerAttr(d.pop(DEVICE_ATTR)).value
+            d["iree.abi.affinity"] = ir.Attribute.parse(f"#hal.device.promise<@dev{k}>")
+            found.append(k)
         if marked:
-            fn.attributes[key] = ir.ArrayAttr.get(dicts)
+            funcs.set_entry_attrs(fn, key, dicts)
     return found
 
 

@@ -85,7 +85,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.core.errors import IRError
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect import raising as R
 from irax.dialect import upstream as U
 from irax.dialect.fft import StableHLOFft, lower_fft
@@ -701,15 +701,10 @@ def alias_donated_arguments(fn) -> None:
     """Drops ``jax.buffer_donor`` from the arguments: IREE 3.13 has no safe way to reuse an
     argument's buffer for a result (``iree.abi.output`` on an argument that is also read
     races with the program's reads of it; the module docstring)."""
-    ir = mlir.ir()
-    if "arg_attrs" not in fn.attributes:
-        return
-    new = []
-    for d in ir.ArrayAttr(fn.attributes["arg_attrs"]):
-        d = ir.DictAttr(d)
-        entries = {d[i].name: d[i].attr for i in range(len(d)) if d[i].name != DONOR}
-        new.append(ir.DictAttr.get(entries))
-    fn.attributes["arg_attrs"] = ir.ArrayAttr.get(new)
+    if "arg_attrs" in fn.attributes:
+        funcs.set_entry_attrs(fn, "arg_attrs", [
+            {k: v for k, v in d.items() if k != DONOR}
+            for d in funcs.entry_attrs(fn, "arg_attrs")])
 
 
 #: root op class -> its pattern

@@ -94,25 +94,18 @@ def _specs(fn, key: str, avals) -> list:
     """The ``irax.sharding`` of each argument (``arg_attrs``) or result (``res_attrs``);
     None where there is none."""
     out = [None] * len(avals)
-    if key not in fn.attributes:
-        return out
-    ir = mlir.ir()
-    for i, d in enumerate(ir.ArrayAttr(fn.attributes[key])):
-        d = ir.DictAttr(d)
+    for i, d in enumerate(funcs.entry_attrs(fn, key)):
         if SHARDING_ATTR in d:
             out[i] = S.pad(A.Sharding.decode(d[SHARDING_ATTR]), avals[i].ndim)
     return out
 
 
 def _drop_annotations(fn) -> None:
-    ir = mlir.ir()
     for key in ("arg_attrs", "res_attrs"):
-        if key not in fn.attributes:
-            continue
-        kept = [ir.DictAttr.get({a.name: a.attr for a in ir.DictAttr(d)
-                                 if a.name != SHARDING_ATTR}, context=mlir.context())
-                for d in ir.ArrayAttr(fn.attributes[key])]
-        fn.attributes[key] = ir.ArrayAttr.get(kept, context=mlir.context())
+        if key in fn.attributes:
+            funcs.set_entry_attrs(fn, key, [
+                {k: v for k, v in d.items() if k != SHARDING_ATTR}
+                for d in funcs.entry_attrs(fn, key)])
     if MESH_ATTR in fn.attributes:
         del fn.attributes[MESH_ATTR]
 
