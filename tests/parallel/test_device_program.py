@@ -184,13 +184,21 @@ def test_a_traced_option_retraces():
     f = irax.pmap(lambda v: v + 1)
     x = np.arange(N, dtype=np.int64).reshape(N, 1)
     assert f(x).dtype == np.int32
+    from irax.transforms import device_program
+
+    assert any(p.entries for p in device_program._LIVE)
     irax.clear_caches()   # drops the compiled programs of top-level maps too
+    assert not any(p.entries for p in device_program._LIVE)
     assert f(x).dtype == np.int32
     with config.override("jax_enable_x64", True):
         assert f(x).dtype == np.int64
         assert f(x).sharding.spec == P(PMAP_AXIS)
     assert f(x).dtype == np.int32
+    from irax.transforms import device_program
+
+    assert any(p.entries for p in device_program._LIVE)
     irax.clear_caches()   # drops the compiled programs of top-level maps too
+    assert not any(p.entries for p in device_program._LIVE)
     assert f(x).dtype == np.int32
 
 

@@ -39,7 +39,7 @@ from irax.passes.expand import ExpandContext
 from irax.runtime.array import Array, device_buffer
 from irax.shard.split import per_device_main
 from irax.transforms.specializations import on_clear_caches
-from irax.transforms.spmd import NotSpmd, assemble, blocks_of
+from irax.transforms.spmd import NotSpmd, assemble, device_blocks
 
 
 class DeviceProgram:
@@ -69,10 +69,7 @@ class DeviceProgram:
         entry = self.entries.get(key)
         if entry is None and check is not None:
             check()   # (before the arguments are cut: JAX's errors, not a failed cut)
-        per_device = [[] for _ in self.devices]
-        for x, spec in zip(leaves, specs):
-            for k, block in enumerate(blocks_of(x, spec, self.mesh)):
-                per_device[k].append(block)
+        per_device = device_blocks(leaves, specs, self.mesh)
         if entry is None:
             with self.lock:
                 entry = self.entries.get(key)
@@ -94,11 +91,9 @@ class DeviceProgram:
             traced = self.jit(local).lower(*call)._entry
         if traced.polymorphic:
             raise NotSpmd("symbolic sizes")
-        entry = DeviceEntry(clone_module(traced.trace_module), "main", self.mesh,
-                            lambda avals: out_specs_of(traced.out_tree, avals),
-                            local.__name__, traced.out_avals)
-        entry.out_tree = traced.out_tree
-        return entry
+        return DeviceEntry(clone_module(traced.trace_module), "main", self.mesh,
+                           lambda avals: out_specs_of(traced.out_tree, avals),
+                           local.__name__, traced.out_avals, traced.out_tree)
 
 
 #: every DeviceProgram, whose compiled entries irax.clear_caches drops
@@ -120,10 +115,11 @@ class DeviceEntry:
     ``out_specs_of(avals)``: the flat ``PartitionSpec``s of its results, from their
     per-device avals (``out_avals``, as traced: weak types, else read from the IR)."""
 
-    def __init__(self, module, name: str, mesh, out_specs_of, label: str, out_avals=None):
+    def __init__(self, module, name: str, mesh, out_specs_of, label: str, out_avals=None,
+                 out_tree=None):
         self.devices = list(mesh.devices.flat)
         self.mesh = mesh
-        self.out_tree = None
+        self.out_tree = out_tree   # of the results ``run`` returns flat (its caller's)
         module, fn = _device_module(module, name, mesh, [d.id for d in self.devices])
         self.in_avals, self.out_avals = funcs.signature(fn)
         if out_avals is not None:

@@ -399,21 +399,18 @@ class _FollowsData(Exception):
     """Raised by ``JitFunction._entry`` for a call with sharded arguments."""
 
 
-def _sharded(leaves) -> bool:
-    """Whether a leaf is an array sharded over several devices."""
-    for x in leaves:
-        if type(x) is Array and x._sharding is not None and \
-                isinstance(x._sharding, mesh_lib.NamedSharding) and x._sharding.mesh.size > 1:
-            return True
-    return False
-
-
 def _sharding_of(x):
-    """The sharding of a sharded array leaf; None for anything else (replicated)."""
+    """The sharding of a leaf that is an array sharded over several devices; None for
+    anything else (taken as replicated)."""
     if type(x) is Array and isinstance(x._sharding, mesh_lib.NamedSharding) and \
             x._sharding.mesh.size > 1:
         return x._sharding
     return None
+
+
+def _sharded(leaves) -> bool:
+    """Whether a leaf is an array sharded over several devices."""
+    return any(_sharding_of(x) is not None for x in leaves)
 
 
 class Lowered:
