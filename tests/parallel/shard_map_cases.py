@@ -14,6 +14,7 @@ def inputs():
         "a": rng.normal(size=(4, 8)).astype(np.float32),
         "b": rng.normal(size=(8, 4)).astype(np.float32),
         "v": rng.normal(size=(8,)).astype(np.float32),
+        "b4": rng.normal(size=(4, 4)).astype(np.float32),
     }
 
 
@@ -85,6 +86,47 @@ def cases(jnp, lax, P, shard_map, mesh):
     }
 
 
+def jit_cases(jnp, lax, P, shard_map, jit, grad, put, mesh):
+    """``{name: (function, argument names)}``: jits of code around shard_maps, which irax
+    partitions whole over the maps' mesh; ``put(x, spec)`` lays an argument out on the
+    mesh (a committed sharded array that the jit follows)."""
+    def row_sums(a):
+        return lax.psum(a, "y")
+
+    row_sums = shard_map(row_sums, mesh=mesh, in_specs=P("x", "y"), out_specs=P("x"))
+
+    def around(a, v):
+        s = row_sums(jnp.sin(a) * 2.0)
+        moved = shard_map(lambda u: lax.ppermute(u, "x", perm=[(0, 1), (1, 0)]) +
+                          lax.axis_index("y").astype(jnp.float32), mesh=mesh,
+                          in_specs=P("x", "y"), out_specs=P("x", "y"))(a + v[:1])
+        return {"sums": jnp.tanh(s) + 1.0, "moved": moved * 3.0, "total": jnp.sum(s)}
+
+    def local_loss(w, x, y):
+        return lax.pmean(jnp.mean((jnp.tanh(x @ w) - y) ** 2), ("x", "y"))
+
+    loss = shard_map(local_loss, mesh=mesh, in_specs=(P(), P(("x", "y")), P(("x", "y"))),
+                     out_specs=P())
+
+    def dp_step(w, x, y):
+        value, g = loss(w, x, y), grad(loss)(w, x, y)
+        return {"loss": value, "w": w - 0.1 * g}
+
+    def looped(a):
+        def body(i, c):
+            return c + row_sums(c * 0.5)[:, :1] * i
+        return {"out": lax.fori_loop(0, 3, body, a[:, :4])}
+
+    return {
+        "around": (jit(around), ("a", "v")),
+        "dp_step": (jit(dp_step), ("b", "a", "b4")),
+        "dp_grad_outside": (lambda w, x, y: {"g": grad(jit(loss))(w, x, y)}, ("b", "a", "b4")),
+        "follow": (lambda a, b: jit(lambda u, w: around(u, w[:, 0]))(put(a, P("x", "y")), b),
+                   ("a", "b")),
+        "looped": (jit(looped), ("a",)),
+    }
+
+
 def sharding_facts(P, NamedSharding, device_put, mesh):
     """What the sharding API says about arrays put on the mesh, by device id."""
     facts = {"mesh_repr": repr(mesh), "mesh_str": str(mesh),
@@ -136,6 +178,18 @@ def errors(P, shard_map, NamedSharding, device_put, mesh):
     }
 
 
+def spec_of(x):
+    """A result's sharding spec as lists of mesh axes per dimension, trailing whole
+    dimensions dropped (None: not a NamedSharding)."""
+    spec = getattr(getattr(x, "sharding", None), "spec", None)
+    if spec is None:
+        return None
+    dims = [[] if p is None else [p] if isinstance(p, str) else list(p) for p in spec]
+    while dims and not dims[-1]:
+        dims.pop()
+    return dims
+
+
 def main(path):
     import jax
     import jax.numpy as jnp
@@ -154,6 +208,15 @@ def main(path):
     import json
 
     from jax.sharding import NamedSharding
+
+    def put(x, spec):
+        return jax.device_put(x, NamedSharding(mesh, spec))
+
+    for name, (fn, arg_names) in jit_cases(jnp, lax, PartitionSpec, jax.shard_map, jax.jit,
+                                           jax.grad, put, mesh).items():
+        for key, value in fn(*(data[a] for a in arg_names)).items():
+            out[f"jit:{name}/{key}"] = np.asarray(value)
+            out[f"jit:{name}/{key}/spec"] = np.asarray(json.dumps(spec_of(value)))
 
     out["facts"] = np.asarray(json.dumps(sharding_facts(PartitionSpec, NamedSharding,
                                                         jax.device_put, mesh)))

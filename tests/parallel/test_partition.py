@@ -374,3 +374,60 @@ def test_results_left_open_keep_the_propagated_sharding(mesh):
     np.testing.assert_allclose(np.asarray(out), a * 0.25 + 1.0, rtol=1e-6)
     # a loop has no sharding rule of its own: computed whole on every device, replicated
     assert out.sharding == NamedSharding(mesh, P())
+
+
+def test_reshape_keeps_every_split_whose_blocks_stay_contiguous():
+    """The reshape rule (``sharding.reshaped``) over every reshape among the shapes of 8,
+    12 and 16 elements (rank <= 3) and every sharding of the operand on a 2x2 mesh: each
+    device's block of the operand (resharded as the rule needs) reshaped to its local
+    shape is its block of the result under the rule's result sharding; and the rule keeps
+    the splits it should (a split dimension into its parts, fully split merges)."""
+    import itertools
+
+    from irax.dialect.sharding import reshaped
+
+    m = Mesh(("x", "y"), (2, 2), (0, 1, 2, 3))
+
+    def block(a, spec, coords):
+        index = []
+        for d, axes in enumerate(spec):
+            size, pos = a.shape[d] // m.count(axes), 0
+            for axis in axes:
+                pos = pos * m.shape[m.axes.index(axis)] + coords[axis]
+            index.append(slice(pos * size, (pos + 1) * size))
+        return a[tuple(index)]
+
+    def shapes(n, rank=3):
+        if rank == 0:
+            return [()] if n == 1 else []
+        out = [(n,)] if n > 1 or rank == 3 else []
+        for f in range(1, n + 1):
+            if n % f == 0:
+                out += [(f,) + s for s in shapes(n // f, rank - 1) if s]
+        return sorted(set(out))
+
+    choices = [(), ("x",), ("y",), ("x", "y"), ("y", "x")]
+    for n in (8, 12, 16):
+        for shape in shapes(n):
+            a = np.arange(n).reshape(shape)
+            for spec in itertools.product(choices, repeat=len(shape)):
+                used = [x for axes in spec for x in axes]
+                if len(set(used)) != len(used) or any(
+                        shape[d] % m.count(axes) for d, axes in enumerate(spec)):
+                    continue
+                for new in shapes(n):
+                    need, out = reshaped(spec, shape, new, m)
+                    assert all(u in (s, ()) for u, s in zip(need, spec))
+                    local = m.local_shape(new, out)
+                    for cx, cy in itertools.product(range(2), range(2)):
+                        c = {"x": cx, "y": cy}
+                        np.testing.assert_array_equal(
+                            block(a, need, c).reshape(local), block(a.reshape(new), out, c),
+                            err_msg=f"{shape} {spec} -> {new}: {need} {out}")
+    split = (("x", "y"),)
+    assert reshaped(split, (8,), (2, 4), m) == (split, (("x",), ("y",)))
+    assert reshaped(split, (4,), (2, 1, 2), m) == (split, (("x",), (), ("y",)))
+    assert reshaped((("x",), ("y",), ()), (2, 2, 3), (4, 3), m)[1] == (("x", "y"), ())
+    assert reshaped((("x",), (), ("y",)), (2, 3, 2), (6, 2), m)[1] == (("x",), ("y",))
+    # not fully split, "x" leaves the rows' blocks in pieces: "y" must go
+    assert reshaped((("x",), ("y",)), (4, 2), (8,), m) == ((("x",), ()), (("x",),))

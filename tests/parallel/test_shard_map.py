@@ -79,6 +79,38 @@ def test_programs_match_jax(name, threads, boundary, mesh, jax_ref):
                                    atol=1e-6, err_msg=f"{name}/{k}")
 
 
+JIT_CASES = ("around", "dp_step", "dp_grad_outside", "follow", "looped")
+
+
+@pytest.mark.parametrize("threads,boundary", [(True, True), (False, True), (False, False)],
+                         ids=["threads", "device-program", "stacked"])
+@pytest.mark.parametrize("name", JIT_CASES)
+def test_jits_around_shard_maps_match_jax(name, threads, boundary, mesh, jax_ref):
+    """A jit of code around shard_maps is partitioned whole over their mesh (the maps
+    inlined, the code around them propagated): values and result shardings as JAX's,
+    in each way of running the partitioned program. ``looped`` holds its map in a loop,
+    which stays the stacked program, and ``dp_grad_outside`` differentiates the jit from
+    outside: values only."""
+    def put(x, spec):
+        return irax.device_put(x, NamedSharding(mesh, spec))
+
+    fn, arg_names = shard_map_cases.jit_cases(jnp, lax, P, irax.shard_map, irax.jit,
+                                              irax.grad, put, mesh)[name]
+    data = shard_map_cases.inputs()
+    with config.override("irax_shard_map_threads", threads), \
+            config.override("irax_device_program", boundary):
+        got = fn(*(data[a] for a in arg_names))
+    prefix = f"jit:{name}/"
+    keys = sorted({k[len(prefix):].split("/")[0] for k in jax_ref if k.startswith(prefix)})
+    assert sorted(got) == keys
+    for k in keys:
+        np.testing.assert_allclose(np.asarray(got[k]), jax_ref[prefix + k], rtol=2e-6,
+                                   atol=2e-6, err_msg=prefix + k)
+        if boundary and name in ("around", "dp_step", "follow"):
+            assert shard_map_cases.spec_of(got[k]) == json.loads(str(jax_ref[
+                f"{prefix}{k}/spec"])), prefix + k
+
+
 def test_results_are_sharded_by_out_specs(mesh):
     f = irax.shard_map(lambda a: {"s": lax.psum(a, "y"), "t": a * 2}, mesh=mesh,
                        in_specs=P("x", "y"), out_specs={"s": P("x"), "t": P("x", "y")})

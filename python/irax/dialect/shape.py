@@ -174,22 +174,12 @@ class Reshape(Linear, Op):
 
     @classmethod
     def shard(cls, specs, avals, outs, mesh, *, new_sizes):
-        """A split dimension keeps its axes on the result dimension that starts at the same
-        offset, when its blocks stay contiguous there: it is the major part of a merge, or
-        is split into a major part its devices divide."""
-        x = avals[0]
-        spec = S.pad(specs[0], x.ndim)
-        before_in = [math.prod(x.shape[:d]) for d in range(x.ndim)]
-        before_out = [math.prod(new_sizes[:e]) for e in range(len(new_sizes))]
-        dims = {}
-        for d, axes in enumerate(spec):
-            k = mesh.count(axes)
-            for e, n in enumerate(new_sizes):
-                if axes and before_out[e] == before_in[d] and n % k == 0 and \
-                        (x.shape[d] % n == 0 or n % x.shape[d] == 0) and n > 1:
-                    dims[d] = e
-                    break
-        need, out = S.carry(spec, x.ndim, len(new_sizes), dims)
+        """A split dimension keeps its axes where its blocks stay contiguous in the result
+        (``sharding.reshaped``): on the dimension it becomes or the major part of a merge,
+        its axes spread over the dimensions it is split into, a fully split dimension's
+        merge passes on to the next one's axes."""
+        need, out = S.reshaped(S.pad(specs[0], avals[0].ndim), avals[0].shape,
+                               tuple(new_sizes), mesh)
         return S.ShardPlan([need], [out], attrs=dict(new_sizes=mesh.local_shape(new_sizes, out)))
     num_operands = 1
     attributes = {"new_sizes": A.I64Array}

@@ -158,6 +158,74 @@ def carry(spec: Spec, rank_in: int, rank_out: int, dims: dict) -> tuple[Spec, Sp
     return need, tuple(out)
 
 
+def reshaped(spec: Spec, shape, new_sizes, mesh: Mesh) -> tuple[Spec, Spec]:
+    """``(operand sharding, result sharding)`` of a row-major reshape of ``shape`` to
+    ``new_sizes``: each split operand dimension keeps its axes where every device's block
+    stays one contiguous block of the result, else it must be whole.
+
+    - On the result dimension starting at the same offset, when that one divides it (a
+      split, or the same size): its axes spread major to minor over the dimensions it is
+      split into, each dimension but the last that takes axes split to blocks of one:
+      ``8`` over ``("x", "y")`` of a 2x2 mesh to ``2x4`` is ``("x",), ("y",)``.
+    - As the major part of a merge (the result dimension a multiple of it).
+    - As a later part of a merge, after a dimension of the merge split to blocks of one:
+      ``2x2`` over ``("x",), ("y",)`` to ``4`` is ``("x", "y")``.
+    """
+    rank, new_rank = len(shape), len(new_sizes)
+    before_in = [math.prod(shape[:d]) for d in range(rank + 1)]
+    before_out = [math.prod(new_sizes[:e]) for e in range(new_rank + 1)]
+    need, out = list(spec), [()] * new_rank
+    tail: dict = {}   # result dim -> the operand dim merged last into it, split to ones
+
+    def spread(d, axes, e) -> bool:
+        placed, rem, covered, f = {}, list(axes), 1, e
+        while rem:
+            if f == new_rank or shape[d] % (covered * new_sizes[f]):
+                return False
+            n = new_sizes[f]
+            take = next((rem[:i] for i in range(len(rem), 0, -1)
+                         if n % mesh.count(rem[:i]) == 0), [])
+            if n > 1 and (not take or (len(take) < len(rem) and mesh.count(take) != n)):
+                return False
+            if n > 1:
+                placed[f] = tuple(take)
+                rem = rem[len(take):]
+            covered *= n
+            f += 1
+        for f, a in placed.items():
+            out[f] = a
+        return True
+
+    for d, axes in enumerate(spec):
+        if not axes:
+            continue
+        k = mesh.count(axes)
+        e = next((e for e in range(new_rank)
+                  if before_out[e] == before_in[d] and new_sizes[e] > 1), None)
+        if e is not None and shape[d] % new_sizes[e] == 0:
+            if spread(d, axes, e):
+                continue
+        elif e is not None and new_sizes[e] % shape[d] == 0:
+            out[e] = tuple(axes)
+            if k == shape[d]:
+                tail[e] = d
+            continue
+        else:   # inside a result dimension: a later part of a merge
+            e = next((e for e in range(new_rank)
+                      if before_out[e] < before_in[d] < before_out[e + 1]), None)
+            last = tail.get(e)
+            if last is not None and all(shape[i] == 1 for i in range(last + 1, d)) and \
+                    before_out[e + 1] % before_in[d + 1] == 0:
+                out[e] = out[e] + tuple(axes)
+                if k == shape[d]:
+                    tail[e] = d
+                else:
+                    del tail[e]
+                continue
+        need[d] = ()
+    return tuple(need), tuple(out)
+
+
 # ---- rules shared by op families ----------------------------------------------------------
 def replicated(cls, specs, avals, outs, mesh, **attrs) -> ShardPlan:
     """Every operand whole on every device, the op computed whole there."""

@@ -11,6 +11,11 @@ device's ``axis_index`` to cut them), emits the op on the device's blocks and co
 partial results with ``irax.psum`` / ``pmax`` / ``pmin``. Plain calls are partitioned
 through (inlined); ops without a partitioned form run whole on every device.
 
+A function that runs ``irax.shard_map`` ops at its top level (a jit of code around
+shard_maps) is partitioned over their mesh, with or without annotations: each map's
+callee, already per-device code, is copied in on the device's block of its stacked
+operands (``_inline_map``), and the ops around it are partitioned by their rules.
+
 Before:
     func.func @main(%x: tensor<8x4xf32> {irax.sharding = [["x"]]}, %w: tensor<4x2xf32>)
         -> tensor<2xf32> attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>,
@@ -40,8 +45,10 @@ from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.collective import Psum
 from irax.dialect.control import is_plain_call, is_return
-from irax.dialect.shard import ShardMap
+from irax.dialect.shape import insert_at
+from irax.dialect.shard import Pmap, ShardMap
 from irax.dialect.upstream import is_function
+from irax.shard.vma import output_vma
 
 MESH_ATTR = "irax.mesh"
 SHARDING_ATTR = "irax.sharding"
@@ -62,6 +69,9 @@ def _mesh_of(module, fn) -> S.Mesh | None:
     meshes = []
     if MESH_ATTR in fn.attributes:
         meshes.append(S.Mesh.decode(fn.attributes[MESH_ATTR]))
+    mapped = map_mesh(module, fn)
+    if mapped is not None and mapped.size > 1:
+        meshes.append(mapped)
     for op in _constraints(module, fn.regions[0].blocks[0], set()):
         m = S.Mesh.of_constraint(S.ShardingConstraint.decode_attrs(op))
         if m.size > 1:   # on one device a constraint changes nothing
@@ -72,6 +82,40 @@ def _mesh_of(module, fn) -> S.Mesh | None:
                           f"@{funcs.symbol_name(fn)}, but got {_show(meshes[0])} and "
                           f"{_show(m)}")
     return meshes[0] if meshes else None
+
+
+def map_mesh(module, fn) -> S.Mesh | None:
+    """The mesh of the ``irax.shard_map`` ops that ``fn`` runs at its top level (or in
+    plain calls from there), which ``irax-partition`` inlines; None when there are none,
+    when their meshes differ, or when ``fn`` also reaches a map over devices elsewhere (in
+    a loop, a branch, another map, a pmap): those stay the stacked program of
+    ``irax-shard``."""
+    top = list(_top_level_maps(module, fn.regions[0].blocks[0], set()))
+    found = []
+
+    def visit(op):
+        cls = lookup(op.name)
+        if cls is not None and issubclass(cls, Pmap):
+            found.append(op)
+        return mlir.ir().WalkResult.ADVANCE
+
+    for f in funcs.reachable_functions(module, funcs.symbol_name(fn)):
+        f.operation.walk(visit)
+    meshes = {S.Mesh.of_constraint(ShardMap.decode_attrs(op)) for op in top}
+    if not top or len(found) != len(top) or len(meshes) != 1:
+        return None
+    return meshes.pop()
+
+
+def _top_level_maps(module, block, seen: set):
+    for op in block.operations:
+        if lookup(op.name) is ShardMap:
+            yield op
+        elif is_plain_call(op):
+            body = funcs.callee_body(op, module)
+            if body is not None and id(body) not in seen:
+                seen.add(id(body))
+                yield from _top_level_maps(module, body, seen)
 
 
 def _show(mesh: S.Mesh) -> str:
@@ -164,6 +208,9 @@ def _partition_block(module, b, mesh, block, env) -> list:
             env.update(zip(op.results, _partition_block(module, b, mesh, callee, inner)))
             continue
         cls = lookup(op.name)
+        if cls is ShardMap:
+            env.update(zip(op.results, _inline_map(module, b, mesh, op, env)))
+            continue
         if cls is None or cls.shard is None:
             why = cls.no_rules.get("shard", "") if cls is not None else "not an irax op"
             raise IRError(f"{op.location}: error: '{op.name}' op cannot be partitioned: {why}")
@@ -205,6 +252,76 @@ def _partition_block(module, b, mesh, block, env) -> list:
                     for a in axes:
                         v = b.emit(collective, [v], axis_name=a)[0][0]
             env[op.results[j]] = (v, S.pad(spec, mlir.aval_of(op.results[j]).ndim), pending)
+    raise IRError("irax-partition: a block without a terminator")
+
+
+def _inline_map(module, b, mesh, op, env) -> list:
+    """An ``irax.shard_map`` over the function's mesh, whose callee is already per-device
+    code: each stacked operand (every device's block along ``in_axes``) gets its device
+    axis split over all the mesh's axes, the device's block of it is the callee's argument
+    and the callee's ops are copied in; each result is this device's block of the stacked
+    result. Returns the results' ``env`` entries."""
+    attrs = ShardMap.decode_attrs(op)
+    own = S.Mesh.of_constraint(attrs)
+    if own != mesh:
+        raise IRError(f"{op.location}: error: 'irax.shard_map' op cannot be partitioned: "
+                      f"expected the function's {_show(mesh)}, but got {_show(own)}")
+    every = tuple(mesh.axes)
+    local = []
+    for v, ax in zip(op.operands, attrs["in_axes"]):
+        value, have, pending = env[v]
+        rank = mlir.aval_of(v).ndim
+        need = tuple(every if d == ax else () for d in range(rank))
+        if pending:
+            value, have = complete(b, value, have, pending, need, mesh)
+            env[v] = (value, have, ())
+        value = reshard(b, value, have, need, mesh)
+        if ax >= 0:
+            shape = b.aval(value).shape
+            value = b.reshape(value, new_sizes=shape[:ax] + shape[ax + 1:])
+        local.append(value)
+    callee = funcs.symbol_table(module)[attrs["callee"]]
+    results = _copy_block(module, b, callee.regions[0].blocks[0], local)
+    vma = output_vma(module, callee, [frozenset(every if ax >= 0 else ())
+                                      for ax in attrs["in_axes"]])
+    return [_stacked(b, r, ax, v, mesh) for r, ax, v in zip(results, attrs["out_axes"], vma)]
+
+
+def _stacked(b, r, ax: int, vma, mesh):
+    """The ``env`` entry of a shard_map result stacked along ``ax`` from this device's
+    block ``r``, which varies over the mesh axes ``vma`` (None: unknown; ``shard/vma.py``).
+    Where those are the mesh's major axes, the devices that differ only in the others hold
+    equal blocks: the stacked dimension is split over the varying axes alone and each
+    device holds its block repeated (later reads of one device's block, as an out spec
+    that leaves an axis out makes, then need no gather); else it is split over every
+    axis, a block of one per device."""
+    if ax < 0:
+        return r, S.pad((), b.aval(r).ndim), ()
+    every = tuple(mesh.axes)
+    varying = every if vma is None else tuple(a for a in every if a in vma)
+    lead = every[:len(varying)] if varying == every[:len(varying)] else every
+    copies = mesh.size // mesh.count(lead)
+    shape = b.aval(r).shape
+    v = b.reshape(r, new_sizes=insert_at(shape, ax, 1))
+    if copies > 1:
+        v = b.broadcast_in_dim(v, shape=insert_at(shape, ax, copies),
+                               broadcast_dimensions=tuple(range(len(shape) + 1)))
+    return v, tuple(lead if d == ax else () for d in range(len(shape) + 1)), ()
+
+
+def _copy_block(module, b, block, values) -> list:
+    """The ops of ``block`` (plain calls inlined) copied at ``b`` on ``values``; returns
+    its results."""
+    env = dict(zip(block.arguments, values))
+    for op in block.operations:
+        operands = [env[v] for v in op.operands]
+        if is_return(op):
+            return operands
+        if is_plain_call(op):
+            results = _copy_block(module, b, funcs.callee_body(op, module), operands)
+        else:
+            results = funcs.clone_op(op, operands, b.ip).results
+        env.update(zip(op.results, results))
     raise IRError("irax-partition: a block without a terminator")
 
 

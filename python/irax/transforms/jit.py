@@ -39,11 +39,13 @@ from irax.transforms.layout import (
     ir_mesh,
     is_placement,
     layout_key,
+    map_mesh,
     maps_devices,
     placements,
+    runtime_mesh,
     sharding_spec,
 )
-from irax.transforms.partitioned import partitioned, propagated, run_threaded
+from irax.transforms.partitioned import propagated, run_partitioned
 from irax.transforms.placement import lay_out
 from irax.transforms.specializations import specializations
 
@@ -238,7 +240,7 @@ class JitFunction:
                 if entry is not None:
                     return entry
         entry = self._trace(args, kwargs, treedef, avals)
-        entry.function_record = record
+        entry.function_record = record if entry.partitioned is None else None
         return entry
 
     def _abstract(self, treedef, args, kwargs, avals) -> tuple:
@@ -274,6 +276,10 @@ class JitFunction:
         mark_donated(entry.trace_module, entry.donated)
         if self._layout is not None:   # the mesh it is partitioned over, if any
             entry.partitioned = self._layout.annotate(entry.trace_module, args, out)
+        else:   # shard_maps among other ops: the whole program partitioned over their mesh
+            found = map_mesh(entry.trace_module)
+            entry.partitioned = runtime_mesh(found) if found is not None and \
+                found.size > 1 else None
         return entry
 
     def _donated_leaves(self, args, kwargs, treedef) -> tuple[int, ...]:
@@ -312,12 +318,19 @@ class JitFunction:
         if last is not None and len(args) == 1 and not kwargs and type(args[0]) is Array \
                 and args[0].aval is last[0] and config.trace_key is last[1]:
             entry = last[2]
-            if entry.executable is not None:
+            if entry.executable is not None and entry.partitioned is None:
                 return execute(entry, [args[0]])
         try:
             entry, leaves = self._entry(args, kwargs, traced=False)
         except _FollowsData:
             return self._follow(args)(*args)
+        if entry.partitioned is not None:   # shard_maps inside: on their mesh's devices
+            out = run_partitioned(entry, leaves, self, jit)
+            if out is not None:
+                return out
+            out = execute(entry, leaves) if entry.executable is not None else \
+                self._run(entry, leaves)
+            return propagated(entry, out, None, lay_out)
         if entry.executable is not None:
             return execute(entry, leaves)
         return self._run(entry, leaves)
@@ -614,7 +627,7 @@ class LaidOutJit:
             out = jitted(*args, **kwargs)
         else:   # one signature lookup serves both ways of running
             entry, leaves = jitted._entry(args, kwargs)
-            out = self._threaded(entry, leaves)
+            out = run_partitioned(entry, leaves, jitted, jit)
             if out is None:
                 out = execute(entry, leaves) if entry.executable is not None else \
                     jitted._run(entry, leaves)
@@ -622,17 +635,6 @@ class LaidOutJit:
         if self.out_shardings is not None:
             out = lay_out(out, self.out_shardings, "jit out_shardings", "outputs")
         return out
-
-    def _threaded(self, entry, leaves):
-        """``entry``'s partitioned program as a program per device on threads, or as one
-        program with the devices' blocks at its boundary (``transforms/partitioned.py``),
-        or None to run the stacked multi-device program."""
-        jitted = self._jitted
-        if entry.partitioned is None or jitted.donate_argnums or jitted.donate_argnames or \
-                not (config.irax_shard_map_threads or config.irax_device_program):
-            return None
-        partitioned(entry)
-        return run_threaded(entry, leaves, jit)
 
     def _arg_specs(self, args) -> list:
         static = self._jitted.static_argnums
@@ -672,9 +674,11 @@ class LaidOutJit:
                                      leaf.aval.shape, f"outputs{tree_util.keystr(path)}",
                                      "jit out_shardings")
         named = [s for s in ins + outs if isinstance(s, mesh_lib.NamedSharding)]
-        if not named or named[0].mesh.size == 1 or maps_devices(module):
-            return None   # a shard_map inside places its own work: shardings lay values out
+        if not named or named[0].mesh.size == 1:
+            return None
         mesh = named[0].mesh
+        if maps_devices(module) and map_mesh(module) != ir_mesh(mesh):
+            return None   # a map the partitioner cannot inline: shardings lay values out
         for s in named[1:]:
             if s.mesh != mesh:
                 raise ValueError(f"jit of {_fun_name(self._jitted.fun)}: in_shardings and "

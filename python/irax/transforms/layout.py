@@ -5,13 +5,17 @@ of shardings, and the keys under which such jits share their traces."""
 from __future__ import annotations
 
 from irax.core import tree_util
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
 from irax.dialect.shard import Pmap
 from irax.dialect.sharding import Mesh as IRMesh
 from irax.dialect.sharding import trim
+from irax.dialect.upstream import is_function
+from irax.frontend.compile import clone_module
+from irax.passes import run_pipeline
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
+from irax.shard.partition import map_mesh as partition_map_mesh
 
 
 def is_placement(d) -> bool:
@@ -44,6 +48,33 @@ def maps_devices(module) -> bool:
 
     module.operation.walk(visit)
     return bool(found)
+
+
+#: the meshes shard_maps were traced over, by their IR form (``runtime_mesh``)
+_MESHES: dict = {}
+
+
+def note_mesh(mesh) -> None:
+    """Remembers ``mesh`` (a shard_map traced over it) for ``runtime_mesh``."""
+    _MESHES.setdefault(ir_mesh(mesh), mesh)
+
+
+def runtime_mesh(m: IRMesh):
+    """The ``Mesh`` a shard_map of IR mesh ``m`` was traced over, or None."""
+    return _MESHES.get(m)
+
+
+def map_mesh(module) -> IRMesh | None:
+    """The mesh of the shard_maps the traced ``module``'s function runs at its top level
+    once its transformations are expanded, which ``irax-partition`` inlines into the
+    partitioned program (``shard/partition.py map_mesh``); None when it has no map over
+    devices or has one the partitioner leaves to ``irax-shard``."""
+    if not maps_devices(module):
+        return None
+    module = clone_module(module)
+    run_pipeline(module, "builtin.module(irax-expand-transforms)")
+    fn = next(op for op in module.body.operations if is_function(op) and funcs.is_public(op))
+    return partition_map_mesh(module, fn)
 
 
 def ir_mesh(mesh) -> IRMesh:

@@ -120,6 +120,18 @@ class _Replay:
         raise NotSpmd("a function without a return")
 
 
+def run_partitioned(entry, leaves, jitted, jit):
+    """``entry``'s partitioned program (of ``jitted``, a ``JitFunction``) as a program per
+    device on threads, or as one program with the devices' blocks at its boundary; None
+    where the caller runs the stacked multi-device program (donated arguments, both ways
+    off, or a program neither can run)."""
+    if entry.partitioned is None or jitted.donate_argnums or jitted.donate_argnames or \
+            not (config.irax_shard_map_threads or config.irax_device_program):
+        return None
+    partitioned(entry)
+    return run_threaded(entry, leaves, jit)
+
+
 def run_threaded(entry, leaves, jit):
     """``entry``'s partitioned program on threads: its results as ``entry.out_tree``, or
     None (run the one multi-device program)."""

@@ -43,7 +43,7 @@ from irax.shard.partition import from_blocks, to_blocks
 from irax.shard.vma import output_vma
 from irax.transforms.device_program import DeviceProgram
 from irax.transforms.jit import eval_shape, jit
-from irax.transforms.layout import ir_mesh, spec_dims
+from irax.transforms.layout import ir_mesh, note_mesh, spec_dims
 from irax.transforms.spmd import NotSpmd, SpmdProgram
 from irax.transforms.vectorize import _arg_names
 
@@ -272,6 +272,7 @@ def _check_vma(f, mesh, callee, specs, out_specs, out_specs_flat) -> None:
 
 def _shard_map_call(f, mesh, in_specs, out_specs, args, check_vma=True):
     args = tuple(args)
+    note_mesh(mesh)   # (a jit of code around it runs partitioned over it)
     leaves, in_tree = tree_util.tree_flatten((args, {}))
     specs = _broadcast_specs(in_specs, args, "in_specs", f, named=True)
     names = _leaf_names(f, args)

@@ -47,3 +47,17 @@ func.func @bad_constraint(%x: tensor<3xf32>) -> tensor<3xf32> {
   %c = "irax.sharding_constraint"(%x) {sharding = [["x"]], mesh_axes = ["x"], mesh_shape = array<i64: 2>, devices = array<i64: 0, 1>} : (tensor<3xf32>) -> tensor<3xf32>
   return %c : tensor<3xf32>
 }
+
+// -----
+
+// A shard_map inside a partitioned function runs on the function's mesh.
+// expected-error @+1 {{irax-partition: expected one mesh in @map_on_other_mesh, but got mesh {'x': 2} on devices [0, 1] and mesh {'y': 2} on devices [2, 3]}}
+func.func @map_on_other_mesh(%x: tensor<2x3xf32> {irax.sharding = [["x"]]}) -> tensor<2x3xf32>
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %m = "irax.shard_map"(%x) {axis_size = 2 : i64, axis_name = "", callee = @negate, devices = array<i64: 2, 3>, in_axes = array<i64: 0>, mesh_axes = ["y"], mesh_shape = array<i64: 2>, out_axes = array<i64: 0>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %m : tensor<2x3xf32>
+}
+func.func private @negate(%x: tensor<3xf32>) -> tensor<3xf32> {
+  %n = "irax.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>
+  return %n : tensor<3xf32>
+}
