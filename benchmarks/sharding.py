@@ -14,7 +14,9 @@ every irax program on one core (the 1-device step too), which shows what the thr
 gain per core. A collective's row is ``jit(shard_map(psum))`` and friends over a 1-D
 mesh: the whole call, arguments already on their devices. "sharded jit" is the
 single-device step under ``jit(in_shardings=, out_shardings=)``: irax partitions it
-(``irax-partition``) into one multi-device program.
+(``irax-partition``) into one multi-device program. "jit around shard_map" is a jit whose
+gradients come from a shard_map and whose update is outside it: irax partitions the whole
+program over the map's mesh (the map inlined).
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def _put(lib, mesh, x, spec):
 
 
 def _step_fns(lib):
-    """The MLP step on one device, and its per-device form for shard_map."""
+    """The MLP step on one device, its per-device form for shard_map, the per-device
+    gradients alone and the update."""
     mod, np_, lax = lib[:3]
 
     def loss(p, x, y):
@@ -75,7 +78,10 @@ def _step_fns(lib):
     def local(p, x, y):
         return update(p, lax.pmean(mod.grad(loss)(p, x, y), "d"))
 
-    return single, local
+    def grads(p, x, y):
+        return lax.pmean(mod.grad(loss)(p, x, y), "d")
+
+    return single, local, grads, update
 
 
 def _timed(mod, f, *args, number: int = 3, warm: int = 1):
@@ -102,7 +108,7 @@ def step_rows(libs, quick: bool):
     rows = []
     for name, lib in libs.items():
         mod, P, shard_map = lib[0], lib[3], lib[4]
-        single, local = _step_fns(lib)
+        single, local, grads, update = _step_fns(lib)
         t1 = _timed(mod, mod.jit(single), params, x, y)
         mesh = _mesh(lib, name, 2)
         mapped = shard_map(local, mesh=mesh, in_specs=(P(), P("d"), P("d")), out_specs=P())
@@ -112,6 +118,15 @@ def step_rows(libs, quick: bool):
             with _kind(mod, kind):
                 t2 = _timed(mod, mod.jit(mapped), ps, xs, ys)
             rows.append((f"mlp step {name} ({kind})", t1, t2, t1 / t2))
+        # the gradients from a shard_map, the update around it, in one jit
+        mapped_grads = shard_map(grads, mesh=mesh, in_specs=(P(), P("d"), P("d")),
+                                 out_specs=P())
+        around = mod.jit(lambda p, x, y, u=update, g=mapped_grads: u(p, g(p, x, y)))
+        for kind in KINDS if name == "irax" else ("jit",):
+            with _kind(mod, kind):
+                t4 = _timed(mod, around, ps, xs, ys)
+            label = "jit around shard_map" + (f", {kind}" if name == "irax" else "")
+            rows.append((f"mlp step {name} ({label})", t1, t4, t1 / t4))
         # the single-device step, partitioned from its shardings (irax-partition)
         rep, split = (mod.sharding.NamedSharding(mesh, s) for s in (P(), P("d")))
         for kind in KINDS[:2] if name == "irax" else ("jit",):

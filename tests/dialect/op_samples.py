@@ -111,7 +111,7 @@ NO_SAMPLE = {"irax.call", "irax.return", "irax.jvp", "irax.vjp", "irax.grad",
              "irax.while", "irax.cond", "irax.scan"}
 # collectives need an enclosing vmap over their axis: tests/vectorize/test_vmap_api.py
 NO_SAMPLE |= {f"irax.{n}" for n in ("psum", "pmax", "pmin", "all_gather", "psum_scatter",
-                                    "ppermute", "axis_index")}
+                                    "all_to_all", "ppermute", "axis_index")}
 
 SAMPLES.update({
     # shape.py

@@ -161,7 +161,7 @@ def test_with_sharding_constraint_partitions_a_plain_jit(mesh):
 
 
 def test_reshards_between_constraints(mesh):
-    """Moving a split between dimensions gathers and cuts; a reshape keeps a split that
+    """Moving a split between dimensions; a reshape keeps a split that
     stays contiguous; a grad through constraints gives the unconstrained gradient."""
     a = _x(8, 12)
     c = lambda v, *s: lax.with_sharding_constraint(v, NamedSharding(mesh, P(*s)))  # noqa: E731
@@ -176,6 +176,41 @@ def test_reshards_between_constraints(mesh):
     val, grad = g(a)
     ref_val, ref_grad = irax.jit(irax.value_and_grad(f), inline=True)(a)
     np.testing.assert_allclose(np.asarray(val), np.asarray(ref_val), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(grad), np.asarray(ref_grad), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("threads,boundary", [(True, True), (False, True), (False, False)],
+                         ids=["threads", "device-program", "stacked"])
+def test_axes_moving_between_dimensions_are_exchanged(mesh, threads, boundary):
+    """A mesh axis leaving one dimension for another moves with an all_to_all (each
+    device sends each other one the block it will own), one per axis, innermost first:
+    ``("x", "y")`` rows to ``("y", "x")`` columns is two, ``("y", "x")`` rows to
+    ``("y",)`` rows and ``("x",)`` columns one. Back from ``("y", "x")`` columns to rows
+    the first axis to move (the innermost, "x") would not come first there: gathered and
+    cut. Values (and gradients, whose transposes move the blocks back) as unpartitioned,
+    in every way of running."""
+    a = _x(8, 12)
+    c = lambda v, *s: lax.with_sharding_constraint(v, NamedSharding(mesh, P(*s)))  # noqa: E731
+
+    def f(a):
+        u = jnp.tanh(a)
+        v = c(u * 2.0, None, ("y", "x"))     # ("x", "y") rows to ("y", "x") columns
+        w = c(jnp.sin(v), ("y", "x"), None)  # and back
+        return jnp.sum(w * a[::-1]), c(w[:, :4] + 1.0, "y", "x")
+
+    rows = NamedSharding(mesh, P(("x", "y")))
+    g = irax.jit(irax.value_and_grad(f, has_aux=True), in_shardings=rows)
+    text = _partitioned_text(irax.jit(f, in_shardings=rows).lower(a))
+    body = text.split("_spmd(")[1]
+    assert body.count('"irax.all_to_all"') == 3
+    assert '"irax.all_gather"' not in body.split('"irax.sin"')[0]
+    with config.override("irax_shard_map_threads", threads), \
+            config.override("irax_device_program", boundary):
+        (val, aux), grad = g(a)
+    (ref_val, ref_aux), ref_grad = irax.jit(irax.value_and_grad(f, has_aux=True),
+                                            inline=True)(a)
+    np.testing.assert_allclose(np.asarray(val), np.asarray(ref_val), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(aux), np.asarray(ref_aux), rtol=1e-6)
     np.testing.assert_allclose(np.asarray(grad), np.asarray(ref_grad), rtol=1e-5, atol=1e-6)
 
 

@@ -342,6 +342,48 @@ def test_transposes_of_gather_scatter_and_permute():
         _close(g, jax.vmap(jax.grad(f), axis_name="i")(xs, w))
 
 
+def test_all_to_all_is_one_op_whose_transpose_sends_the_blocks_back():
+    """``lax.all_to_all`` over one name is one ``irax.all_to_all`` (tiled; the untiled
+    form reshapes around it): its batch rule against a NumPy loop over the examples, per
+    example under an outer vmap, and its transpose by the adjoint identity
+    <a2a(x), w> = <x, a2a^T(w)>, a2a^T the all_to_all with the axes swapped (JAX's grad
+    of the untiled form fails its own shape check), and against JAX's grad (tiled)."""
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((3, 2, 6, 3)).astype(f32)
+    forms = [(1, 0, True), (1, 1, True), (2, 1, True), (1, 2, False), (2, 0, False)]
+    for split, concat, tiled in forms:
+        def a2a(v, s=split, c=concat, t=tiled):
+            return lax.all_to_all(v, "i", s, c, tiled=t)
+
+        x = xs if tiled else xs[:, :, :3]
+        text = irax.make_mlir(irax.vmap(a2a, axis_name="i"))(x)
+        assert '"irax.all_to_all"' in text and "all_gather" not in text
+        got = np.asarray(irax.vmap(a2a, axis_name="i")(x))
+        want = []   # example i: block i of every example's operand, in example order
+        for i in range(3):
+            blocks = [np.split(x[j], 3, axis=split)[i] for j in range(3)]
+            if not tiled:
+                blocks = [np.expand_dims(np.squeeze(bl, split), concat) for bl in blocks]
+            want.append(np.concatenate(blocks, axis=concat))
+        np.testing.assert_array_equal(got, np.stack(want), err_msg=str((split, concat)))
+        outer = irax.vmap(irax.vmap(a2a), axis_name="i")(np.stack([x, 2 * x], axis=1))
+        np.testing.assert_array_equal(np.asarray(outer)[:, 1], 2 * got)
+        w = rng.standard_normal(got.shape).astype(f32)
+        grad = irax.vmap(irax.grad(lambda v, w: (a2a(v) * w).sum()), axis_name="i")(x, w)
+        back = irax.vmap(lambda u, s=split, c=concat, t=tiled: lax.all_to_all(
+            u, "i", c, s, tiled=t), axis_name="i")(w)
+        np.testing.assert_allclose(np.asarray(grad), np.asarray(back), rtol=1e-6)
+        assert np.isclose((got * w).sum(), (x * np.asarray(back)).sum(), rtol=1e-4)
+    jax = pytest.importorskip("jax")
+
+    def loss(m, v, w):
+        return (m.all_to_all(v, "i", 1, 0, tiled=True) * w).sum()
+
+    w = rng.standard_normal((3, 6, 2, 3)).astype(f32)
+    _close(irax.vmap(irax.grad(lambda v, w: loss(lax, v, w)), axis_name="i")(xs, w),
+           jax.vmap(jax.grad(lambda v, w: loss(jax.lax, v, w)), axis_name="i")(xs, w))
+
+
 def test_grad_through_batched_collective():
     """vmap expanded first: the derivative of the batched program (grad of vmap)."""
     x = np.array([1.0, 2.0, 4.0], f32)

@@ -1,5 +1,5 @@
 """Collectives over a named mapped axis: psum, pmax, pmin, all_gather, psum_scatter,
-ppermute, axis_index.
+all_to_all, ppermute, axis_index.
 
 A collective is written per example: its operand and result types are those one example
 sees, and ``axis_name`` names the axis of an enclosing ``irax.vmap`` (or, later, pmap)
@@ -13,10 +13,10 @@ left unexpanded cannot run: its ``evaluate`` and ``lower`` raise "unbound axis n
            : (tensor<3xf32>) -> tensor<4x3xf32>
     %k = "irax.axis_index"() {axis_name = "i"} : () -> tensor<i32>
 
-Derivatives follow JAX: psum, all_gather, psum_scatter and ppermute are linear (the
-transpose of psum is psum, of all_gather psum_scatter, of ppermute the inverse
-permutation); pmax and pmin share the tangent among the examples attaining the extreme;
-axis_index has no tangent.
+Derivatives follow JAX: psum, all_gather, psum_scatter, all_to_all and ppermute are
+linear (the transpose of psum is psum, of all_gather psum_scatter, of all_to_all the
+all_to_all back, of ppermute the inverse permutation); pmax and pmin share the tangent
+among the examples attaining the extreme; axis_index has no tangent.
 """
 
 from __future__ import annotations
@@ -334,6 +334,83 @@ class PsumScatter(Linear, Collective):
         return [total], [scatter_dimension]
 
 
+class AllToAll(Linear, Collective):
+    """Example ``i`` gets block ``i`` (of ``axis_size``) of every example's operand along
+    ``split_axis``, the blocks joined in example order along ``concat_axis``
+    (``lax.all_to_all`` with ``tiled=True``; its untiled form reshapes around this).
+
+        %y = "irax.all_to_all"(%x) {axis_name = "i", split_axis = 0 : i64,
+               concat_axis = 1 : i64, axis_size = 2 : i64}
+               : (tensor<4x3xf32>) -> tensor<2x6xf32>
+    """
+
+    name = "irax.all_to_all"
+    varies_along_axis = True
+    attributes = {"axis_name": A.Str, "split_axis": A.I64, "concat_axis": A.I64,
+                  "axis_size": A.I64}
+
+    @classmethod
+    def infer(cls, x, *, axis_name, split_axis, concat_axis, axis_size):
+        for what, d in (("split_axis", split_axis), ("concat_axis", concat_axis)):
+            if not 0 <= d < x.ndim:
+                raise OpError(f"expected {what} in [0, {x.ndim}), but got {d}")
+        if axis_size <= 0 or x.shape[split_axis] % axis_size:
+            raise OpError(f"expected dimension {split_axis} of a size divisible by "
+                          f"axis_size {axis_size}, but got {x.str_short()}")
+        shape = list(x.shape)
+        shape[split_axis] //= axis_size
+        shape[concat_axis] *= axis_size
+        return like(x, shape)
+
+    @classmethod
+    def between_devices(cls, b, vals, devices, *, split_axis, concat_axis, **attrs):
+        """Each device receives its block of every other device's operand directly (a
+        block each: 1/n of what an all_gather moves) and joins them."""
+        shape = b.aval(vals[0]).shape
+        size = shape[split_axis] // len(vals)
+
+        def block(v, k):
+            start, limit = [0] * len(shape), list(shape)
+            start[split_axis], limit[split_axis] = k * size, (k + 1) * size
+            return b.slice(v, start_indices=tuple(start), limit_indices=tuple(limit),
+                           strides=(1,) * len(shape))
+
+        out = []
+        for k, dev in enumerate(devices):
+            parts = [block(v, k) if j == k else b.transfer(block(v, k), device=dev)
+                     for j, v in enumerate(vals)]
+            out.append(parts[0] if len(parts) == 1 else
+                       b.concatenate(*parts, dimension=concat_axis))
+        return out
+
+    @classmethod
+    def transpose(cls, b, ct, x, *, axis_name, split_axis, concat_axis, axis_size):
+        """The blocks go back where they came from: split and concat axes swapped."""
+        return (b.all_to_all(ct, axis_name=axis_name, split_axis=concat_axis,
+                             concat_axis=split_axis, axis_size=axis_size),)
+
+    @classmethod
+    def batch_other(cls, b, args, dims, *, split_axis, concat_axis, **attrs):
+        (x,), (d,) = args, dims
+        return b.emit(cls, [b.moveaxis(x, d, 0)], split_axis=split_axis + 1,
+                      concat_axis=concat_axis + 1, **attrs), [0]
+
+    @classmethod
+    def batch_named(cls, b, x, d, *, axis_name, split_axis, concat_axis, axis_size):
+        """With the examples ``j`` stacked in front and the split axis cut into (block
+        ``i``, rest): ``i`` becomes the batch dimension and ``j`` joins the concat axis
+        as its major part."""
+        _check_size(axis_size, b)
+        s = split_axis + 1
+        y = _split(b, b.to_front(x, d), s, axis_size)   # (j, ..., i, rest, ...)
+        rest = [e for e in range(b.aval(y).ndim) if e not in (0, s)]
+        concat = s + 1 if concat_axis == split_axis else \
+            concat_axis + 1 + (concat_axis > split_axis)
+        at = rest.index(concat)
+        y = b.transpose(y, permutation=(s, *rest[:at], 0, *rest[at:]))
+        return [_merge(b, y, at + 1)], [0]
+
+
 # ---- permutation -----------------------------------------------------------------------------
 def _pairs(perm) -> list[tuple[int, int]]:
     return list(zip(perm[0::2], perm[1::2]))
@@ -425,6 +502,12 @@ class AxisIndex(Collective):
     varies_along_axis = True
     num_operands = 0
     differentiable = False
+
+    @classmethod
+    def between_devices(cls, b, vals, devices, **attrs):
+        """Each device's position is a constant of its own program (no transfers)."""
+        index = ShapedArray((), np.dtype(np.int32))
+        return [b.full(index, k) for k in range(len(devices))]
 
     @classmethod
     def infer(cls, *, axis_name):

@@ -230,9 +230,16 @@ class Transfer(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, device):
+        """``flow.tensor.transfer`` of the operand materialized where it is computed
+        (``stablehlo.optimization_barrier``): IREE 3.13 otherwise may move a slice or
+        concatenate past the transfer into the receiving device's dispatch, still
+        reading the sender's buffer, and fail ("op affinity #hal.device.affinity<@dev1>
+        is not compatible with the partition affinity ..."; seen with an all_to_all's
+        blocks after all_gathers' joins)."""
+        t = lb.type(lb.out_avals[0])
+        x = lb.create("stablehlo.optimization_barrier", [x], [t]).results[0]
         target = lb.attr(f"#hal.device.promise<@dev{device}>")
-        return lb.create("flow.tensor.transfer", [x], [lb.type(lb.out_avals[0])],
-                         {"target": target}).results[0]
+        return lb.create("flow.tensor.transfer", [x], [t], {"target": target}).results[0]
 
     @classmethod
     def transpose(cls, b, ct, x, *, device):

@@ -226,17 +226,27 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
         if tiled and a.shape[sa] % n:
             raise ValueError(f"The size of all_to_all split_axis ({a.shape[sa]}) has to be "
                              f"divisible by the size of the named axis {axis_name} ({n})")
-        rest = list(a.shape)
-        if tiled:  # the split axis as (chunk, chunk size)
+        ca = _canonical("all_to_all", "concat_axis", concat_axis, a.ndim, a.shape)
+        if len(names) == 1:   # each example sends every other one its block
+            if tiled:
+                return _bind(C.AllToAll, [v], axis_name=str(names[0]), split_axis=sa,
+                             concat_axis=ca, axis_size=n)
+            # blocks of one along the split axis, which goes; a new axis of the sources
+            at = ca if ca <= sa else ca + 1
+            s = sa + 1 if ca <= sa else sa
+            v = U.reshape(v, a.shape[:at] + (1,) + a.shape[at:])
+            v = _bind(C.AllToAll, [v], axis_name=str(names[0]), split_axis=s, concat_axis=at,
+                      axis_size=n)
+            shape = U.aval_of(v).shape
+            return U.reshape(v, shape[:s] + shape[s + 1:])
+        rest = list(a.shape)   # several names: every example gathers all and keeps its own
+        if tiled:   # the split axis as (chunk, chunk size)
             rest[sa] //= n
             v = U.reshape(v, a.shape[:sa] + (n, rest[sa]) + a.shape[sa + 1:])
         else:
             del rest[sa]
-        ca = _canonical("all_to_all", "concat_axis", concat_axis, len(rest) + (not tiled),
-                        a.shape)
-        g = all_gather(v, names if len(names) > 1 else names[0])
-        me = axis_index(names if len(names) > 1 else names[0])
-        g = dynamic_index_in_dim(g, me, sa + 1, keepdims=False)  # [source, *rest]
+        g = all_gather(v, names)
+        g = dynamic_index_in_dim(g, axis_index(names), sa + 1, keepdims=False)
         perm = list(range(1, len(rest) + 1))
         perm.insert(ca, 0)
         g = U.transpose(g, perm)

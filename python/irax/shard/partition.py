@@ -366,11 +366,13 @@ def complete(b, v, have, pending, want, mesh):
 
 def reshard(b, v, have, want, mesh):
     """``v`` (this device's block under sharding ``have``) as its block under ``want``:
-    dimensions losing axes are gathered first (``irax.all_gather``, innermost axis first),
-    then dimensions gaining axes are cut at this device's position. A dimension whose
-    axes ``want`` only extends (``("x",)`` to ``("x", "y")``) is cut within its block."""
+    axes moving between dimensions are exchanged (``_exchange``); dimensions losing axes
+    are then gathered (``irax.all_gather``, innermost axis first), and dimensions gaining
+    axes cut at this device's position. A dimension whose axes ``want`` only extends
+    (``("x",)`` to ``("x", "y")``) is cut within its block."""
     rank = b.aval(v).ndim
     have, want = S.pad(have, rank), S.pad(want, rank)
+    v, have = _exchange(b, v, list(have), want, mesh)
     changed = [d for d in range(rank) if have[d] != want[d]]
     refined = {d for d in changed if want[d][:len(have[d])] == have[d]}
     for d in changed:
@@ -383,6 +385,30 @@ def reshard(b, v, have, want, mesh):
         if cut:
             v = _cut(b, v, d, cut, mesh)
     return v
+
+
+def _exchange(b, v, have, want, mesh):
+    """Moves each mesh axis that leaves one dimension (its innermost axis there) for
+    another (where it is the next axis ``want`` adds) with an ``irax.all_to_all``: every
+    device sends each other one the block it will own, 1/n of what a gather and a cut
+    move. Returns the value and its sharding."""
+    moved = True
+    while moved:
+        moved = False
+        for d1, axes in enumerate(have):
+            if not axes or want[d1] != axes[:len(want[d1])] or len(want[d1]) == len(axes):
+                continue
+            a = axes[-1]
+            d2 = next((d for d, h in enumerate(have) if d != d1 and
+                       want[d][:len(h)] == h and len(want[d]) > len(h) and
+                       want[d][len(h)] == a), None)
+            if d2 is None:
+                continue
+            v = b.all_to_all(v, axis_name=a, split_axis=d2, concat_axis=d1,
+                             axis_size=mesh.shape[mesh.axes.index(a)])
+            have[d1], have[d2] = axes[:-1], have[d2] + (a,)
+            moved = True
+    return v, tuple(have)
 
 
 def _cut(b, v, d: int, axes, mesh):

@@ -243,13 +243,13 @@ def _unroll(ctx, builders, mesh, fn, envs, devices) -> list[list]:
 def _collective(b, cls, op, ins, devices) -> list[list]:
     """A collective across ``devices`` (one group), each device's result on that device:
     the op's own pattern of transfers (``between_devices``: a tree for reductions, direct
-    copies for gathers, scatters and permutations); a collective without one (axis_index)
-    gathered on the first device, where the op's vmap rule runs."""
+    copies for gathers, scatters and permutations, constants for axis_index); a
+    collective without one gathered on the first device, where the op's vmap rule runs."""
     attrs = cls.decode_attrs(op)
     if cls.between_devices is not None:
         n = len(devices)
         try:
-            cls.infer_list([b.aval(ins[0][0])], attrs)   # the op's own checks
+            cls.infer_list([b.aval(v) for v in ins[0]], attrs)   # the op's own checks
             if attrs.get("axis_size", n) != n:
                 raise OpError(f"expected axis_size {n} (the size of axis "
                               f"'{attrs['axis_name']}'), but got {attrs['axis_size']}")
@@ -258,7 +258,8 @@ def _collective(b, cls, op, ins, devices) -> list[list]:
                               f"'{attrs['axis_name']}', but got {list(attrs['perm'])}")
         except OpError as e:
             raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-        outs = cls.between_devices(b, [vals[0] for vals in ins], devices, **attrs)
+        outs = cls.between_devices(b, [vals[0] if vals else None for vals in ins], devices,
+                                   **attrs)
         return [[v] for v in outs]
     home = devices[0]
     if ins[0]:

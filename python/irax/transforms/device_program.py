@@ -29,7 +29,7 @@ import numpy as np
 
 from irax.core import tree_util
 from irax.core.config import config
-from irax.core.errors import IRError
+from irax.core.errors import CompilationError, IRError
 from irax.dialect import funcs, mlir
 from irax.dialect.upstream import is_function
 from irax.frontend.axes import bound_axis
@@ -109,6 +109,12 @@ def _clear() -> None:
 on_clear_caches(_clear)
 
 
+#: IREE 3.13's diagnostic when its placement of a multi-device program's ops across
+#: devices fails (seen with an all_to_all after all_gathers and a psum, where the stacked
+#: program of the same function compiles): the caller runs the stacked program
+AFFINITY_BUG = "is not compatible with the partition affinity"
+
+
 class DeviceEntry:
     """The per-device function ``@name`` of ``module`` (which this takes over) as one
     program over ``mesh``'s devices, compiled: ``run`` calls it on each device's blocks.
@@ -129,7 +135,12 @@ class DeviceEntry:
         self.spec = Specialization(module, self.in_avals * n, self.out_avals * n,
                                    tree_util.tree_structure(list(range(n * len(
                                        self.out_avals)))))
-        compile_entry(self.spec, self.devices[0], label)
+        try:
+            compile_entry(self.spec, self.devices[0], label)
+        except CompilationError as e:
+            if AFFINITY_BUG not in str(e):
+                raise
+            raise NotSpmd(f"IREE 3.13 could not place the program's ops: {e}") from None
 
     def run(self, per_device) -> list[Array]:
         """The flat results (sharded arrays) of the program on ``per_device[k]``, the

@@ -166,6 +166,15 @@ def _host_rule(op_cls, attrs, aval):
                 np.add(total, v[at], out=total)
             return total
         return _Own(scatter, aval)
+    if op_cls is C.AllToAll:
+        split, concat = attrs["split_axis"], attrs["concat_axis"]
+
+        def exchange(vals, i, x):
+            n = x.shape[split] // len(vals)
+            at = [slice(None)] * x.ndim
+            at[split] = slice(i * n, (i + 1) * n)
+            return np.concatenate([v[tuple(at)] for v in vals], axis=concat)
+        return _Own(exchange, aval)
     if op_cls is C.Ppermute:
         flat = attrs["perm"]
         source = {d: s for s, d in zip(flat[::2], flat[1::2])}

@@ -59,13 +59,12 @@ func.func @shapes(%x: tensor<4x6xf32> {irax.sharding = [["x"]]}) -> (tensor<6x4x
 
 // -----
 
-// Resharding at a constraint: rows over "x" to columns over "x" gathers the rows
-// (all_gather) and cuts the columns at the device's axis_index.
+// Resharding at a constraint: rows over "x" to columns over "x" moves the axis between
+// dimensions with one all_to_all (each device sends the other the block it will own).
 // CHECK-LABEL: func.func private @constraint_spmd
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xf32>)
-// CHECK: %[[G:.*]] = "irax.all_gather"(%[[X]]) {axis = 0 : i64, axis_name = "x", axis_size = 2 : i64, tiled = true} : (tensor<2x4xf32>) -> tensor<4x4xf32>
-// CHECK: %[[I:.*]] = "irax.axis_index"() {axis_name = "x"}
-// CHECK: %[[C:.*]] = "irax.dynamic_slice"(%[[G]], {{.*}}) {slice_sizes = array<i64: 4, 2>}
+// CHECK: %[[C:.*]] = "irax.all_to_all"(%[[X]]) {axis_name = "x", axis_size = 2 : i64, concat_axis = 0 : i64, split_axis = 1 : i64} : (tensor<2x4xf32>) -> tensor<4x2xf32>
+// CHECK-NOT: irax.all_gather
 // CHECK-NOT: irax.sharding_constraint
 // CHECK: "irax.neg"(%[[C]]) : (tensor<4x2xf32>) -> tensor<4x2xf32>
 func.func @constraint(%x: tensor<4x4xf32> {irax.sharding = [["x"]]}) -> tensor<4x4xf32>
@@ -143,4 +142,24 @@ func.func @scatter_then_cut(%x: tensor<8x4xf32> {irax.sharding = [[], ["x"]]}, %
   %c = "irax.sharding_constraint"(%p) {sharding = [["x", "y"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x6xf32>) -> tensor<8x6xf32>
   %e = "irax.exp"(%c) : (tensor<8x6xf32>) -> tensor<8x6xf32>
   return %e, %p : tensor<8x6xf32>, tensor<8x6xf32>
+}
+
+// -----
+
+// Two axes moving between dimensions, one all_to_all each (innermost first); an axis that
+// is not its dimension's innermost one cannot move so: gathered and cut instead.
+// CHECK-LABEL: func.func private @swap_two_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8xf32>)
+// CHECK: %[[A:.*]] = "irax.all_to_all"(%[[X]]) {axis_name = "y", axis_size = 2 : i64, concat_axis = 0 : i64, split_axis = 1 : i64} : (tensor<2x8xf32>) -> tensor<4x4xf32>
+// CHECK: %[[B:.*]] = "irax.all_to_all"(%[[A]]) {axis_name = "x", axis_size = 2 : i64, concat_axis = 0 : i64, split_axis = 1 : i64} : (tensor<4x4xf32>) -> tensor<8x2xf32>
+// CHECK: "irax.neg"(%[[B]])
+// CHECK: "irax.all_gather"
+// CHECK-NOT: irax.all_to_all
+// CHECK: return
+func.func @swap_two(%x: tensor<8x8xf32> {irax.sharding = [["x", "y"]]}) -> (tensor<8x8xf32>, tensor<8x8xf32>)
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
+  %c = "irax.sharding_constraint"(%x) {sharding = [[], ["y", "x"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %n = "irax.neg"(%c) : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  %d = "irax.sharding_constraint"(%n) {sharding = [["y"], ["x"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %n, %d : tensor<8x8xf32>, tensor<8x8xf32>
 }

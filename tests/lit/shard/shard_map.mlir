@@ -40,19 +40,19 @@ func.func private @f(%x: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// axis_index over "x" is each device's x coordinate: the group of devices {0, 2} (y = 0)
-// takes positions 0 and 1 of an iota, as does the group {1, 3}.
+// axis_index over "x" is each device's x coordinate, a constant of its own copy: the
+// group of devices {0, 2} (y = 0) gets 0 and 1, as does the group {1, 3}; no transfers
+// until the results are stacked on the first device.
 // CHECK-LABEL: func.func private @g_pmap
-// CHECK: %[[I:.*]] = "irax.iota"() {dimension = 0 : i64, dtype = i32, shape = array<i64: 2>}
-// CHECK: "irax.slice"(%[[I]]) {limit_indices = array<i64: 1>, start_indices = array<i64: 0>
-// CHECK: "irax.transfer"(%{{.*}}) {device = 0 : i64}
-// CHECK: "irax.slice"(%[[I]]) {limit_indices = array<i64: 2>, start_indices = array<i64: 1>
-// CHECK: "irax.transfer"(%{{.*}}) {device = 2 : i64}
-// CHECK: %[[J:.*]] = "irax.iota"()
-// CHECK: "irax.slice"(%[[J]])
-// CHECK: "irax.transfer"(%{{.*}}) {device = 1 : i64}
-// CHECK: "irax.slice"(%[[J]])
-// CHECK: "irax.transfer"(%{{.*}}) {device = 3 : i64}
+// CHECK: %[[A:.*]] = "irax.constant"() {value = dense<0> : tensor<i32>}
+// CHECK: %[[B:.*]] = "irax.constant"() {value = dense<1> : tensor<i32>}
+// CHECK: %[[C:.*]] = "irax.constant"() {value = dense<0> : tensor<i32>}
+// CHECK: %[[D:.*]] = "irax.constant"() {value = dense<1> : tensor<i32>}
+// CHECK-NOT: irax.iota
+// CHECK: "irax.transfer"(%[[A]]) {device = 0 : i64}
+// CHECK: "irax.transfer"(%[[C]]) {device = 0 : i64}
+// CHECK: "irax.transfer"(%[[B]]) {device = 0 : i64}
+// CHECK: "irax.transfer"(%[[D]]) {device = 0 : i64}
 // CHECK: "irax.concatenate"
 func.func @main_axis_index() -> tensor<4xi32> {
   %r = "irax.shard_map"() {callee = @g, in_axes = array<i64>, out_axes = array<i64: 0>, axis_size = 4 : i64, axis_name = "", mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : () -> tensor<4xi32>
