@@ -192,7 +192,7 @@ def overlap_rows(libs):
     return rows
 
 
-COLLECTIVES = ("identity", "psum", "all_gather", "ppermute", "psum_scatter")
+COLLECTIVES = ("identity", "psum", "all_gather", "ppermute", "psum_scatter", "all_to_all")
 
 
 def _collective(lib, coll: str, n: int, size: int):
@@ -205,6 +205,9 @@ def _collective(lib, coll: str, n: int, size: int):
         return lambda v: lax.all_gather(v, "d", tiled=True)[:size]
     if coll == "ppermute":
         return lambda v: lax.ppermute(v, "d", perm=[(k, (k + 1) % n) for k in range(n)])
+    if coll == "all_to_all":   # (size, ) as (n, size / n) blocks, one to each device
+        return lambda v: lax.all_to_all(v.reshape(n, size // n), "d", 0, 0,
+                                        tiled=True).reshape(size)
     return lambda v: np_.tile(lax.psum_scatter(v, "d", tiled=True), n)
 
 

@@ -11,10 +11,10 @@ device's ``axis_index`` to cut them), emits the op on the device's blocks and co
 partial results with ``irax.psum`` / ``pmax`` / ``pmin``. Plain calls are partitioned
 through (inlined); ops without a partitioned form run whole on every device.
 
-A function that runs ``irax.shard_map`` ops at its top level (a jit of code around
-shard_maps) is partitioned over their mesh, with or without annotations: each map's
-callee, already per-device code, is copied in on the device's block of its stacked
-operands (``_inline_map``), and the ops around it are partitioned by their rules.
+A partitioned function may run ``irax.shard_map`` ops at its top level (a jit of code
+around shard_maps, which the jit partitions over their mesh): each map's callee, already
+per-device code, is copied in on the device's block of its stacked operands
+(``_inline_map``), and the ops around it are partitioned by their rules.
 
 Before:
     func.func @main(%x: tensor<8x4xf32> {irax.sharding = [["x"]]}, %w: tensor<4x2xf32>)
@@ -66,22 +66,36 @@ def partition_module(module) -> None:
 
 
 def _mesh_of(module, fn) -> S.Mesh | None:
+    """The mesh ``fn`` is partitioned over: the one its annotations and constraints name
+    (the shard_maps it runs must be on it too). A function that only runs shard_maps is
+    left to ``irax-shard``'s stacked program here, which cuts each map's operands where
+    they are; a caller that runs it as a program per device partitions it over their mesh
+    itself (``partition_function``, ``map_mesh``)."""
     meshes = []
     if MESH_ATTR in fn.attributes:
         meshes.append(S.Mesh.decode(fn.attributes[MESH_ATTR]))
-    mapped = map_mesh(module, fn)
-    if mapped is not None and mapped.size > 1:
-        meshes.append(mapped)
     for op in _constraints(module, fn.regions[0].blocks[0], set()):
         m = S.Mesh.of_constraint(S.ShardingConstraint.decode_attrs(op))
         if m.size > 1:   # on one device a constraint changes nothing
             meshes.append(m)
+    if not meshes:
+        return None
+    top = list(_top_level_maps(module, fn.regions[0].blocks[0], set()))
+    if len(_maps(module, fn)) != len(top):
+        raise IRError(f"{fn.location}: error: irax-partition: @{funcs.symbol_name(fn)} runs "
+                      f"a map over devices inside a loop, a branch, another map or a pmap, "
+                      f"which cannot be partitioned")
+    for op in top:   # (a pmap is refused where the partitioner meets it)
+        if lookup(op.name) is ShardMap:
+            m = S.Mesh.of_constraint(ShardMap.decode_attrs(op))
+            if m.size > 1:
+                meshes.append(m)
     for m in meshes[1:]:
         if m != meshes[0]:
             raise IRError(f"{fn.location}: error: irax-partition: expected one mesh in "
                           f"@{funcs.symbol_name(fn)}, but got {_show(meshes[0])} and "
                           f"{_show(m)}")
-    return meshes[0] if meshes else None
+    return meshes[0]
 
 
 def map_mesh(module, fn) -> S.Mesh | None:
@@ -91,6 +105,15 @@ def map_mesh(module, fn) -> S.Mesh | None:
     a loop, a branch, another map, a pmap): those stay the stacked program of
     ``irax-shard``."""
     top = list(_top_level_maps(module, fn.regions[0].blocks[0], set()))
+    if not top or len(_maps(module, fn)) != len(top) or \
+            any(lookup(op.name) is not ShardMap for op in top):
+        return None
+    meshes = {S.Mesh.of_constraint(ShardMap.decode_attrs(op)) for op in top}
+    return meshes.pop() if len(meshes) == 1 else None
+
+
+def _maps(module, fn) -> list:
+    """Every map over devices (pmap, shard_map) ``fn`` reaches, at any depth."""
     found = []
 
     def visit(op):
@@ -101,15 +124,14 @@ def map_mesh(module, fn) -> S.Mesh | None:
 
     for f in funcs.reachable_functions(module, funcs.symbol_name(fn)):
         f.operation.walk(visit)
-    meshes = {S.Mesh.of_constraint(ShardMap.decode_attrs(op)) for op in top}
-    if not top or len(found) != len(top) or len(meshes) != 1:
-        return None
-    return meshes.pop()
+    return found
 
 
 def _top_level_maps(module, block, seen: set):
+    """The maps over devices (pmap, shard_map) in ``block`` and in plain calls from it."""
     for op in block.operations:
-        if lookup(op.name) is ShardMap:
+        cls = lookup(op.name)
+        if cls is not None and issubclass(cls, Pmap):
             yield op
         elif is_plain_call(op):
             body = funcs.callee_body(op, module)

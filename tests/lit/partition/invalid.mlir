@@ -61,3 +61,27 @@ func.func private @negate(%x: tensor<3xf32>) -> tensor<3xf32> {
   %n = "irax.neg"(%x) : (tensor<3xf32>) -> tensor<3xf32>
   return %n : tensor<3xf32>
 }
+
+// -----
+
+// A map over devices in a loop of a partitioned function cannot be partitioned.
+// expected-error @+1 {{irax-partition: @map_in_loop runs a map over devices inside a loop, a branch, another map or a pmap, which cannot be partitioned}}
+func.func @map_in_loop(%x: tensor<4x3xf32> {irax.sharding = [["x"]]}) -> tensor<4x3xf32>
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %r = "irax.while"(%x) ({
+  ^bb0(%c: tensor<4x3xf32>):
+    %p = "irax.constant"() {value = dense<true> : tensor<i1>} : () -> tensor<i1>
+    "irax.return"(%p) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%c: tensor<4x3xf32>):
+    %b = "irax.reshape"(%c) {new_sizes = array<i64: 2, 2, 3>} : (tensor<4x3xf32>) -> tensor<2x2x3xf32>
+    %m = "irax.shard_map"(%b) {axis_size = 2 : i64, axis_name = "", callee = @negate2, devices = array<i64: 0, 1>, in_axes = array<i64: 0>, mesh_axes = ["x"], mesh_shape = array<i64: 2>, out_axes = array<i64: 0>} : (tensor<2x2x3xf32>) -> tensor<2x2x3xf32>
+    %d = "irax.reshape"(%m) {new_sizes = array<i64: 4, 3>} : (tensor<2x2x3xf32>) -> tensor<4x3xf32>
+    "irax.return"(%d) : (tensor<4x3xf32>) -> ()
+  }) {num_consts = 0 : i64} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %r : tensor<4x3xf32>
+}
+func.func private @negate2(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %n = "irax.neg"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %n : tensor<2x3xf32>
+}

@@ -1,9 +1,9 @@
 // RUN: irax-opt %s --split-input-file -p 'builtin.module(irax-partition)' | filecheck %s
 
-// A function that runs shard_maps among other ops is partitioned whole over their mesh:
-// each map's callee (already per-device code) is copied into the per-device function,
-// on the device's block of each stacked operand; the ops around it are partitioned by
-// their rules.
+// A partitioned function that runs shard_maps among other ops (a jit of code around
+// shard_maps, which jit partitions over their mesh): each map's callee (already
+// per-device code) is copied into the per-device function, on the device's block of each
+// stacked operand; the ops around it are partitioned by their rules.
 
 // A replicated argument, cut into this device's block; the map's psum over "y" leaves a
 // result that varies over "x" only, so its stacked form is split over "x" with the
@@ -22,7 +22,8 @@
 // CHECK: "irax.broadcast_in_dim"(%[[R]]) {broadcast_dimensions = array<i64: 0, 1, 2>, shape = array<i64: 2, 2, 3>}
 // CHECK-NOT: irax.all_gather
 // CHECK: return
-func.func @around(%x: tensor<4x6xf32>) -> tensor<4x3xf32> {
+func.func @around(%x: tensor<4x6xf32>) -> tensor<4x3xf32>
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
   %s = "irax.sin"(%x) : (tensor<4x6xf32>) -> tensor<4x6xf32>
   %r = "irax.reshape"(%s) {new_sizes = array<i64: 2, 2, 2, 3>} : (tensor<4x6xf32>) -> tensor<2x2x2x3xf32>
   %t = "irax.transpose"(%r) {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x2x2x3xf32>) -> tensor<2x2x2x3xf32>
@@ -54,7 +55,8 @@ func.func private @sum_y(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK: %[[O:.*]] = "irax.reshape"(%[[N]]) {new_sizes = array<i64: 1, 2, 3>}
 // CHECK-NOT: irax.broadcast_in_dim
 // CHECK: return %[[O]] : tensor<1x2x3xf32>
-func.func @split_arg(%x: tensor<4x6xf32> {irax.sharding = [["x"], ["y"]]}) -> tensor<4x2x3xf32> {
+func.func @split_arg(%x: tensor<4x6xf32> {irax.sharding = [["x"], ["y"]]}) -> tensor<4x2x3xf32>
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
   %r = "irax.reshape"(%x) {new_sizes = array<i64: 2, 2, 2, 3>} : (tensor<4x6xf32>) -> tensor<2x2x2x3xf32>
   %t = "irax.transpose"(%r) {permutation = array<i64: 0, 2, 1, 3>} : (tensor<2x2x2x3xf32>) -> tensor<2x2x2x3xf32>
   %b = "irax.reshape"(%t) {new_sizes = array<i64: 4, 2, 3>} : (tensor<2x2x2x3xf32>) -> tensor<4x2x3xf32>
@@ -68,8 +70,8 @@ func.func private @negate(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
-// A map in a loop stays irax-shard's stacked program (each trip of a loop runs on every
-// device as one piece): the function is left alone.
+// A function that only runs shard_maps (here in a loop) is not partitioned: it stays
+// irax-shard's stacked program, which cuts each map's operands where they are.
 // CHECK-LABEL: func.func @in_loop
 // CHECK-NOT: _spmd
 // CHECK: "irax.while"
