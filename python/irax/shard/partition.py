@@ -194,13 +194,13 @@ def partition_function(module, fn, mesh: S.Mesh) -> tuple[str, list, list]:
     new_fn, block = funcs.create_function(module, spmd, local_in)
     b = IRBuilder.at_end(block)
     body = fn.regions[0].blocks[0]
-    env = {old: (new, spec, ()) for old, new, spec in zip(body.arguments, block.arguments,
-                                                            in_specs)}
+    env = {old: (new, spec, (), replicas(spec, mesh))
+           for old, new, spec in zip(body.arguments, block.arguments, in_specs)}
     results = _partition_block(module, b, mesh, body, env)
     final, final_specs = [], []
-    for (v, spec, pending), want in zip(results, out_specs):
+    for (v, spec, pending, same), want in zip(results, out_specs):
         want = spec if want is None else want
-        final.append(settle(b, v, spec, pending, want, mesh))
+        final.append(settle(b, v, spec, pending, want, mesh, same))
         final_specs.append(want)
     funcs.finish_function(new_fn, block, final)
     _rebuild_entry(fn, body, mesh, spmd, ins, in_specs, outs, final_specs)
@@ -216,10 +216,18 @@ def _check(fn, mesh, spec, aval, what: str) -> None:
                       f"{e}") from None
 
 
+def replicas(spec, mesh) -> frozenset:
+    """The mesh axes a sharding leaves out: the devices along them hold equal blocks."""
+    return frozenset(a for a in mesh.axes if a not in S.axes_of(spec))
+
+
 def _partition_block(module, b, mesh, block, env) -> list:
     """Emits the per-device form of ``block``'s ops; ``env`` maps each value to its
-    per-device value, its sharding and the mesh axes over which its per-device value is
-    still a partial sum (completed where it is used: ``settle``). Returns those of the
+    per-device value, its sharding, the mesh axes over which its per-device value is
+    still a partial sum (completed where it is used: ``settle``) and the mesh axes along
+    which the devices' per-device values are known equal (``same``: those its sharding
+    leaves out, and more where a split dimension repeats, as a shard_map result that does
+    not vary along an axis; gathering along them is a local copy). Returns those of the
     block's results."""
     for op in block.operations:
         if is_return(op):
@@ -250,13 +258,15 @@ def _partition_block(module, b, mesh, block, env) -> list:
                                  [mlir.aval_of(r) for r in op.results], mesh, **attrs)
             except OpError as e:
                 raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
-        local = []
+        local, same = [], frozenset(mesh.axes)
         for v, need in zip(op.operands, plan.operands):
-            value, have, pending = env[v]
+            value, have, pending, equal = env[v]
             if pending:   # complete it once: later uses reshard what this leaves
-                value, have = complete(b, value, have, pending, need, mesh)
-                env[v] = (value, have, ())
-            local.append(reshard(b, value, have, need, mesh))
+                value, have, equal = complete(b, value, have, pending, need, mesh, equal)
+                env[v] = (value, have, (), equal)
+            value, equal = reshard(b, value, have, need, mesh, equal)
+            local.append(value)
+            same &= equal   # (an op on equal blocks computes equal blocks)
         if cls is S.ShardingConstraint:   # done: its operand now has its sharding
             outs = local
         elif attrs is None:
@@ -265,7 +275,7 @@ def _partition_block(module, b, mesh, block, env) -> list:
             outs = b.emit(cls, local, **(plan.attrs if plan.attrs is not None else attrs))[0]
         for j, (v, spec) in enumerate(zip(outs, plan.results)):
             reduce = plan.reduce[j] if j < len(plan.reduce) else None
-            pending = ()
+            pending, equal = (), same
             if reduce is not None:
                 collective, axes = reduce
                 if collective is Psum:   # completed where it is used (maybe scattered)
@@ -273,7 +283,9 @@ def _partition_block(module, b, mesh, block, env) -> list:
                 else:
                     for a in axes:
                         v = b.emit(collective, [v], axis_name=a)[0][0]
-            env[op.results[j]] = (v, S.pad(spec, mlir.aval_of(op.results[j]).ndim), pending)
+                    equal = equal | set(axes)
+            env[op.results[j]] = (v, S.pad(spec, mlir.aval_of(op.results[j]).ndim), pending,
+                                  equal)
     raise IRError("irax-partition: a block without a terminator")
 
 
@@ -291,13 +303,13 @@ def _inline_map(module, b, mesh, op, env) -> list:
     every = tuple(mesh.axes)
     local = []
     for v, ax in zip(op.operands, attrs["in_axes"]):
-        value, have, pending = env[v]
+        value, have, pending, equal = env[v]
         rank = mlir.aval_of(v).ndim
         need = tuple(every if d == ax else () for d in range(rank))
         if pending:
-            value, have = complete(b, value, have, pending, need, mesh)
-            env[v] = (value, have, ())
-        value = reshard(b, value, have, need, mesh)
+            value, have, equal = complete(b, value, have, pending, need, mesh, equal)
+            env[v] = (value, have, (), equal)
+        value, _ = reshard(b, value, have, need, mesh, equal)
         if ax >= 0:
             shape = b.aval(value).shape
             value = b.reshape(value, new_sizes=shape[:ax] + shape[ax + 1:])
@@ -311,24 +323,17 @@ def _inline_map(module, b, mesh, op, env) -> list:
 
 def _stacked(b, r, ax: int, vma, mesh):
     """The ``env`` entry of a shard_map result stacked along ``ax`` from this device's
-    block ``r``, which varies over the mesh axes ``vma`` (None: unknown; ``shard/vma.py``).
-    Where those are the mesh's major axes, the devices that differ only in the others hold
-    equal blocks: the stacked dimension is split over the varying axes alone and each
-    device holds its block repeated (later reads of one device's block, as an out spec
-    that leaves an axis out makes, then need no gather); else it is split over every
-    axis, a block of one per device."""
-    if ax < 0:
-        return r, S.pad((), b.aval(r).ndim), ()
+    block ``r``: the stacked dimension split over every mesh axis, a block of one per
+    device; equal along the axes ``r`` does not vary over (``vma``, ``shard/vma.py``;
+    None: unknown), so that a later read of one device's block (as an out spec that
+    leaves an axis out makes) gathers nothing."""
     every = tuple(mesh.axes)
-    varying = every if vma is None else tuple(a for a in every if a in vma)
-    lead = every[:len(varying)] if varying == every[:len(varying)] else every
-    copies = mesh.size // mesh.count(lead)
+    same = frozenset() if vma is None else frozenset(every) - vma
+    if ax < 0:
+        return r, S.pad((), b.aval(r).ndim), (), frozenset(every)
     shape = b.aval(r).shape
     v = b.reshape(r, new_sizes=insert_at(shape, ax, 1))
-    if copies > 1:
-        v = b.broadcast_in_dim(v, shape=insert_at(shape, ax, copies),
-                               broadcast_dimensions=tuple(range(len(shape) + 1)))
-    return v, tuple(lead if d == ax else () for d in range(len(shape) + 1)), ()
+    return v, tuple(every if d == ax else () for d in range(len(shape) + 1)), (), same
 
 
 def _copy_block(module, b, block, values) -> list:
@@ -359,20 +364,22 @@ def _scatters(have, pending, want) -> list[tuple[int, str]]:
     return out
 
 
-def settle(b, v, have, pending, want, mesh):
+def settle(b, v, have, pending, want, mesh, same=frozenset()):
     """``v``, this device's block under ``have`` of a value whose sums over the mesh axes
     ``pending`` are still partial, completed (``complete``) and as its block under
     ``want``."""
-    v, have = complete(b, v, have, pending, want, mesh)
-    return reshard(b, v, have, want, mesh)
+    v, have, same = complete(b, v, have, pending, want, mesh, same)
+    return reshard(b, v, have, want, mesh, same)[0]
 
 
-def complete(b, v, have, pending, want, mesh):
+def complete(b, v, have, pending, want, mesh, same=frozenset()):
     """The partial sums over ``pending`` of ``v`` (its block under ``have``) completed
     towards ``want``: a pending axis that ``want`` makes the first split of a dimension
     ``have`` keeps whole is a reduce-scatter there (``irax.psum_scatter``: each device
     sums only its block, half the data a psum moves); the others are psums. Returns the
-    value and its sharding (``have`` with the scattered dimensions split)."""
+    value, its sharding (``have`` with the scattered dimensions split) and the axes along
+    which the devices' values are equal (``same`` with the psums', without the
+    scatters')."""
     rank = b.aval(v).ndim
     have, want = S.pad(have, rank), S.pad(want, rank)
     scatters = _scatters(have, pending, want)
@@ -380,40 +387,49 @@ def complete(b, v, have, pending, want, mesh):
         v = b.psum_scatter(v, axis_name=a, scatter_dimension=d, tiled=True,
                            axis_size=mesh.shape[mesh.axes.index(a)])
         have = have[:d] + ((a,),) + have[d + 1:]
+        same = same - {a}
     for a in pending:
         if a not in [x for _, x in scatters]:
             v = b.psum(v, axis_name=a)
-    return v, have
+            same = same | {a}
+    return v, have, same
 
 
-def reshard(b, v, have, want, mesh):
+def reshard(b, v, have, want, mesh, same=frozenset()):
     """``v`` (this device's block under sharding ``have``) as its block under ``want``:
     axes moving between dimensions are exchanged (``_exchange``); dimensions losing axes
-    are then gathered (``irax.all_gather``, innermost axis first), and dimensions gaining
-    axes cut at this device's position. A dimension whose axes ``want`` only extends
-    (``("x",)`` to ``("x", "y")``) is cut within its block."""
+    are then gathered (``irax.all_gather``, innermost axis first; along an axis of
+    ``same``, where the devices hold equal blocks, the block repeated), and dimensions
+    gaining axes cut at this device's position. A dimension whose axes ``want`` only
+    extends (``("x",)`` to ``("x", "y")``) is cut within its block. Returns the block and
+    the axes along which the devices' blocks are then equal."""
     rank = b.aval(v).ndim
     have, want = S.pad(have, rank), S.pad(want, rank)
-    v, have = _exchange(b, v, list(have), want, mesh)
+    v, have, same = _exchange(b, v, list(have), want, mesh, same)
     changed = [d for d in range(rank) if have[d] != want[d]]
     refined = {d for d in changed if want[d][:len(have[d])] == have[d]}
     for d in changed:
         if d not in refined:
             for a in reversed(have[d]):
-                v = b.all_gather(v, axis_name=a, axis=d, tiled=True,
-                                 axis_size=mesh.shape[mesh.axes.index(a)])
+                n = mesh.shape[mesh.axes.index(a)]
+                if a in same:
+                    v = b.concatenate(*[v] * n, dimension=d) if n > 1 else v
+                else:
+                    v = b.all_gather(v, axis_name=a, axis=d, tiled=True, axis_size=n)
+                    same = same | {a}
     for d in changed:
         cut = want[d][len(have[d]):] if d in refined else want[d]
         if cut:
             v = _cut(b, v, d, cut, mesh)
-    return v
+            same = same - set(cut)
+    return v, same
 
 
-def _exchange(b, v, have, want, mesh):
+def _exchange(b, v, have, want, mesh, same):
     """Moves each mesh axis that leaves one dimension (its innermost axis there) for
     another (where it is the next axis ``want`` adds) with an ``irax.all_to_all``: every
     device sends each other one the block it will own, 1/n of what a gather and a cut
-    move. Returns the value and its sharding."""
+    move. Returns the value, its sharding and ``same`` less the exchanged axes."""
     moved = True
     while moved:
         moved = False
@@ -429,8 +445,9 @@ def _exchange(b, v, have, want, mesh):
             v = b.all_to_all(v, axis_name=a, split_axis=d2, concat_axis=d1,
                              axis_size=mesh.shape[mesh.axes.index(a)])
             have[d1], have[d2] = axes[:-1], have[d2] + (a,)
+            same = same - {a}
             moved = True
-    return v, tuple(have)
+    return v, tuple(have), same
 
 
 def _cut(b, v, d: int, axes, mesh):

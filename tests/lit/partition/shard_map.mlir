@@ -6,9 +6,9 @@
 // stacked operand; the ops around it are partitioned by their rules.
 
 // A replicated argument, cut into this device's block; the map's psum over "y" leaves a
-// result that varies over "x" only, so its stacked form is split over "x" with the
-// device's block repeated along "y", and the first-device slice of the out spec P("x")
-// reads it without a gather.
+// result that varies over "x" only: the devices along "y" hold equal blocks, so the
+// first-device slice of the out spec P("x") joins copies of this device's block instead
+// of gathering the others'.
 // CHECK-LABEL: func.func @around
 // CHECK: "irax.shard_map"(%arg0) {{{.*}}callee = @around_spmd{{.*}}in_axes = array<i64: -1>
 // CHECK-LABEL: func.func private @around_spmd
@@ -19,7 +19,9 @@
 // CHECK: %[[L:.*]] = "irax.reshape"(%[[B]]) {new_sizes = array<i64: 2, 3>}
 // CHECK: %[[P:.*]] = "irax.psum"(%[[L]]) {axis_name = "y"}
 // CHECK: %[[R:.*]] = "irax.reshape"(%[[P]]) {new_sizes = array<i64: 1, 2, 3>}
-// CHECK: "irax.broadcast_in_dim"(%[[R]]) {broadcast_dimensions = array<i64: 0, 1, 2>, shape = array<i64: 2, 2, 3>}
+// CHECK: %[[S:.*]] = "irax.reshape"(%[[R]]) {new_sizes = array<i64: 1, 1, 2, 3>}
+// CHECK: %[[C:.*]] = "irax.concatenate"(%[[S]], %[[S]]) {dimension = 1 : i64}
+// CHECK: "irax.slice"(%[[C]])
 // CHECK-NOT: irax.all_gather
 // CHECK: return
 func.func @around(%x: tensor<4x6xf32>) -> tensor<4x3xf32>
