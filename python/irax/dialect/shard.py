@@ -29,6 +29,7 @@ from irax.dialect import funcs, mlir
 from irax.dialect import sharding as S
 from irax.dialect.autodiff import tape_vjp
 from irax.dialect.base import Linear, Op, OpError
+from irax.dialect.upstream import FlowTransfer, op_class
 from irax.dialect.vectorize import MapOp
 
 #: argument and result attribute of a public function whose values live on several
@@ -206,18 +207,16 @@ def _on_first_device(b, ct, size: int):
     return b.concatenate(first, rest, dimension=0)
 
 
-_VIEWS = frozenset({"stablehlo.slice", "stablehlo.reshape", "stablehlo.transpose"})
-
-
 def _views_an_argument(value) -> bool:
     """Whether ``value`` is a block argument or an earlier transfer's result, or slices,
     reshapes and transposes of one."""
     ir = mlir.ir()
     while not isinstance(value.owner, ir.Block):
         op = value.owner
-        if op.name == "flow.tensor.transfer":
+        cls = op_class(op)
+        if cls is FlowTransfer:
             return True
-        if op.name not in _VIEWS:
+        if cls is None or not getattr(cls, "view", False):
             return False
         value = op.operands[0]
     return True

@@ -26,6 +26,8 @@ class UpstreamOp:
     namespace: ClassVar[str] = ""
     terminator: ClassVar[bool] = False
     plain_call: ClassVar[bool] = False
+    #: a slice, reshape or transpose: its result views its operand's elements
+    view: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -131,6 +133,21 @@ class BuiltinModule(UpstreamOp):
 
 class StableHLOReverse(UpstreamOp):
     name = "stablehlo.reverse"
+
+
+class StableHLOSlice(UpstreamOp):
+    name = "stablehlo.slice"
+    view = True
+
+
+class StableHLOReshape(UpstreamOp):
+    name = "stablehlo.reshape"
+    view = True
+
+
+class StableHLOTranspose(UpstreamOp):
+    name = "stablehlo.transpose"
+    view = True
 
 
 class FlowTransfer(UpstreamOp):

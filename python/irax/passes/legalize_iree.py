@@ -444,14 +444,6 @@ class StableHLOBroadcastInDim(U.UpstreamOp):
     name = "stablehlo.broadcast_in_dim"
 
 
-class StableHLOTranspose(U.UpstreamOp):
-    name = "stablehlo.transpose"
-
-
-class StableHLOReshape(U.UpstreamOp):
-    name = "stablehlo.reshape"
-
-
 #: ops that carry a value to a dot unchanged but for layout or width (IREE fuses through them)
 class StableHLOSelect(U.UpstreamOp):
     """``stablehlo.select`` (a bool widened by ``legalize_bool_convert`` is one)."""
@@ -459,7 +451,8 @@ class StableHLOSelect(U.UpstreamOp):
     name = "stablehlo.select"
 
 
-_CARRIERS = (StableHLOConvert, StableHLOBroadcastInDim, StableHLOTranspose, StableHLOReshape)
+_CARRIERS = (StableHLOConvert, StableHLOBroadcastInDim, U.StableHLOTranspose,
+             U.StableHLOReshape)
 
 
 def _widened_unsigned(value) -> bool:
