@@ -90,7 +90,7 @@ def cases(jnp, lax, P, shard_map, mesh):
     }
 
 
-def jit_cases(jnp, lax, P, shard_map, jit, grad, put, mesh):
+def jit_cases(jnp, lax, P, shard_map, jit, grad, vmap, put, mesh):
     """``{name: (function, argument names)}``: jits of code around shard_maps, which irax
     partitions whole over the maps' mesh; ``put(x, spec)`` lays an argument out on the
     mesh (a committed sharded array that the jit follows)."""
@@ -128,6 +128,8 @@ def jit_cases(jnp, lax, P, shard_map, jit, grad, put, mesh):
         "follow": (lambda a, b: jit(lambda u, w: around(u, w[:, 0]))(put(a, P("x", "y")), b),
                    ("a", "b")),
         "looped": (jit(looped), ("a",)),
+        "vmapped": (jit(lambda a: {"out": vmap(row_sums)(jnp.stack([a, 2.0 * a])) + 1.0}),
+                    ("a",)),
     }
 
 
@@ -217,7 +219,7 @@ def main(path):
         return jax.device_put(x, NamedSharding(mesh, spec))
 
     for name, (fn, arg_names) in jit_cases(jnp, lax, PartitionSpec, jax.shard_map, jax.jit,
-                                           jax.grad, put, mesh).items():
+                                           jax.grad, jax.vmap, put, mesh).items():
         for key, value in fn(*(data[a] for a in arg_names)).items():
             out[f"jit:{name}/{key}"] = np.asarray(value)
             out[f"jit:{name}/{key}/spec"] = np.asarray(json.dumps(spec_of(value)))

@@ -79,7 +79,7 @@ def test_programs_match_jax(name, threads, boundary, mesh, jax_ref):
                                    atol=1e-6, err_msg=f"{name}/{k}")
 
 
-JIT_CASES = ("around", "dp_step", "dp_grad_outside", "follow", "looped")
+JIT_CASES = ("around", "dp_step", "dp_grad_outside", "follow", "looped", "vmapped")
 
 
 @pytest.mark.parametrize("threads,boundary", [(True, True), (False, True), (False, False)],
@@ -95,7 +95,7 @@ def test_jits_around_shard_maps_match_jax(name, threads, boundary, mesh, jax_ref
         return irax.device_put(x, NamedSharding(mesh, spec))
 
     fn, arg_names = shard_map_cases.jit_cases(jnp, lax, P, irax.shard_map, irax.jit,
-                                              irax.grad, put, mesh)[name]
+                                              irax.grad, irax.vmap, put, mesh)[name]
     data = shard_map_cases.inputs()
     with config.override("irax_shard_map_threads", threads), \
             config.override("irax_device_program", boundary):
@@ -106,7 +106,7 @@ def test_jits_around_shard_maps_match_jax(name, threads, boundary, mesh, jax_ref
     for k in keys:
         np.testing.assert_allclose(np.asarray(got[k]), jax_ref[prefix + k], rtol=2e-6,
                                    atol=2e-6, err_msg=prefix + k)
-        if boundary and name in ("around", "dp_step", "follow"):
+        if boundary and name in ("around", "dp_step", "follow", "vmapped"):
             assert shard_map_cases.spec_of(got[k]) == json.loads(str(jax_ref[
                 f"{prefix}{k}/spec"])), prefix + k
 
