@@ -25,11 +25,10 @@ from __future__ import annotations
 import numpy as np
 
 from irax.dialect import attrs as A
-from irax.dialect import funcs, mlir
+from irax.dialect import funcs
 from irax.dialect import sharding as S
 from irax.dialect.autodiff import tape_vjp
 from irax.dialect.base import Linear, Op, OpError
-from irax.dialect.upstream import FlowTransfer, op_class
 from irax.dialect.vectorize import MapOp
 
 #: argument and result attribute of a public function whose values live on several
@@ -207,21 +206,6 @@ def _on_first_device(b, ct, size: int):
     return b.concatenate(first, rest, dimension=0)
 
 
-def _views_an_argument(value) -> bool:
-    """Whether ``value`` is a block argument or an earlier transfer's result, or slices,
-    reshapes and transposes of one."""
-    ir = mlir.ir()
-    while not isinstance(value.owner, ir.Block):
-        op = value.owner
-        cls = op_class(op)
-        if cls is FlowTransfer:
-            return True
-        if cls is None or not getattr(cls, "view", False):
-            return False
-        value = op.operands[0]
-    return True
-
-
 class Transfer(Linear, Op):
     """Moves a value to the device of ordinal ``device`` (an identity on values).
 
@@ -246,20 +230,9 @@ class Transfer(Linear, Op):
 
     @classmethod
     def lower(cls, lb, x, *, device):
-        """``flow.tensor.transfer`` of the operand materialized where it is computed
-        (``stablehlo.optimization_barrier``): IREE 3.13 otherwise may move a slice or a
-        concatenate past the transfer into the receiving device's dispatch, still reading
-        the sender's buffer, and fail ("op affinity #hal.device.affinity<@dev1> is not
-        compatible with the partition affinity ..."; seen with an all_to_all's blocks
-        after all_gathers' joins). A view of an argument or of a value received from
-        another device (the stacked program's blocks) is sent as it is: there the barrier
-        would copy it first (the stacked psum of 4 devices, 4 MiB each: 9.5 against
-        6.9 ms)."""
-        t = lb.type(lb.out_avals[0])
-        if not _views_an_argument(x):
-            x = lb.create("stablehlo.optimization_barrier", [x], [t]).results[0]
         target = lb.attr(f"#hal.device.promise<@dev{device}>")
-        return lb.create("flow.tensor.transfer", [x], [t], {"target": target}).results[0]
+        return lb.create("flow.tensor.transfer", [x], [lb.type(lb.out_avals[0])],
+                         {"target": target}).results[0]
 
     @classmethod
     def transpose(cls, b, ct, x, *, device):

@@ -26,8 +26,6 @@ class UpstreamOp:
     namespace: ClassVar[str] = ""
     terminator: ClassVar[bool] = False
     plain_call: ClassVar[bool] = False
-    #: a slice, reshape or transpose: its result views its operand's elements
-    view: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -135,19 +133,12 @@ class StableHLOReverse(UpstreamOp):
     name = "stablehlo.reverse"
 
 
-class StableHLOSlice(UpstreamOp):
-    name = "stablehlo.slice"
-    view = True
-
-
 class StableHLOReshape(UpstreamOp):
     name = "stablehlo.reshape"
-    view = True
 
 
 class StableHLOTranspose(UpstreamOp):
     name = "stablehlo.transpose"
-    view = True
 
 
 class FlowTransfer(UpstreamOp):
