@@ -64,6 +64,12 @@ def test_a_plain_jit_follows_its_arguments_shardings(mesh):
     # None) for h: the same blocks, its spec padded)
     np.testing.assert_allclose(np.asarray(h), np.tanh(a @ w) * 2, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(s), a.sum(), rtol=1e-5)
+    # lowering follows them too: the program it shows is the partitioned one
+    lowered = f.lower(xs, w)
+    assert "main_spmd" in lowered.as_text("expanded")
+    assert "main_spmd" not in f.lower(a, w).as_text("expanded")
+    h2, _ = lowered.compile()(xs, w)
+    np.testing.assert_allclose(np.asarray(h2), np.tanh(a @ w) * 2, rtol=1e-5)
     h1, _ = f(a, w)
     assert h1.devices() == {irax.devices()[0]}
     np.testing.assert_allclose(np.asarray(h1), np.asarray(h), rtol=1e-6)

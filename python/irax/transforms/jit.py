@@ -381,6 +381,10 @@ class JitFunction:
         return execute(entry, leaves)
 
     def lower(self, *args, **kwargs) -> Lowered:
+        """The traced specialization for ``args``; sharded positional arguments are
+        followed as a call follows them (the program partitioned over their mesh)."""
+        if self._layout is None and not kwargs and _sharded(tree_util.tree_leaves(args)):
+            return self._follow(args).lower(*args)
         entry, _ = self._entry(args, kwargs)
         return Lowered(entry, self)
 
