@@ -17,7 +17,7 @@ from __future__ import annotations
 from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
 from irax.dialect.builder import IRBuilder
-from irax.dialect.control import is_plain_call, is_return
+from irax.dialect.control import copy_block
 from irax.dialect.remat import parse_policy
 
 
@@ -50,21 +50,15 @@ def saving_forward(ctx, name: str, policy: str):
 
 
 def _copy_saving(ctx, ib: IRBuilder, fn, ins, predicate, saved: list):
-    block = fn.regions[0].blocks[0]
-    env = dict(zip(block.arguments, ins))
-    for op in block.operations:
-        args = [env[v] for v in op.operands]
-        if is_return(op):
-            return args
-        if is_plain_call(op):
-            callee = ctx.callee(mlir.ir().FlatSymbolRefAttr(op.attributes["callee"]).value)
-            outs = _copy_saving(ctx, ib, callee, args, predicate, saved)
-        else:
-            outs = list(funcs.clone_op(op, args, ib.ip).results)
-            if is_saved(predicate, op):
-                saved.extend(outs)
-        env.update(zip(op.results, outs))
-    raise ValueError(f"@{funcs.symbol_name(fn)} has no return")
+    def body_of(call):
+        name = mlir.ir().FlatSymbolRefAttr(call.attributes["callee"]).value
+        return ctx.callee(name).regions[0].blocks[0]
+
+    def save(op, outs):
+        if is_saved(predicate, op):
+            saved.extend(outs)
+
+    return copy_block(fn.regions[0].blocks[0], ins, ib.ip, body_of, save)
 
 
 def saved_values_reader(policy: str, saved_args):

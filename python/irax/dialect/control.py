@@ -11,7 +11,7 @@ checks operand and result types against the callee (``verify_symbols``).
 from __future__ import annotations
 
 from irax.dialect import attrs as A
-from irax.dialect import mlir
+from irax.dialect import funcs, mlir
 from irax.dialect import sharding as S
 from irax.dialect.base import Op, OpError
 from irax.dialect.upstream import op_class
@@ -104,6 +104,29 @@ def is_return(op) -> bool:
     """A terminator: ``func.return`` ending a function, ``irax.return`` a region."""
     cls = op_class(op)
     return cls is not None and cls.terminator
+
+
+def copy_block(block, values, ip, body_of, copied=None) -> list:
+    """The ops of ``block`` copied at ``ip`` on ``values`` (new values of its arguments),
+    plain calls inlined (``body_of(call)``: the callee's entry block); ``copied(op,
+    results)`` sees each copied op. Returns the new values of the block's results.
+
+        copy_block(fn.regions[0].blocks[0], args, builder.ip,
+                   lambda call: funcs.callee_body(call, module))
+    """
+    env = dict(zip(block.arguments, values))
+    for op in block.operations:
+        args = [env[v] for v in op.operands]
+        if is_return(op):
+            return args
+        if is_plain_call(op):
+            outs = copy_block(body_of(op), args, ip, body_of, copied)
+        else:
+            outs = list(funcs.clone_op(op, args, ip).results)
+            if copied is not None:
+                copied(op, outs)
+        env.update(zip(op.results, outs))
+    raise ValueError("a block without a terminator")
 
 
 def _types(ts) -> str:

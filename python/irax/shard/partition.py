@@ -44,7 +44,7 @@ from irax.dialect import sharding as S
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.collective import Psum
-from irax.dialect.control import is_plain_call, is_return
+from irax.dialect.control import copy_block, is_plain_call, is_return
 from irax.dialect.shape import insert_at
 from irax.dialect.shard import Pmap, ShardMap
 from irax.dialect.upstream import is_function
@@ -74,13 +74,13 @@ def _mesh_of(module, fn) -> S.Mesh | None:
     meshes = []
     if MESH_ATTR in fn.attributes:
         meshes.append(S.Mesh.decode(fn.attributes[MESH_ATTR]))
-    for op in _constraints(module, fn.regions[0].blocks[0], set()):
+    for op in _constraints(module, fn.regions[0].blocks[0]):
         m = S.Mesh.of_constraint(S.ShardingConstraint.decode_attrs(op))
         if m.size > 1:   # on one device a constraint changes nothing
             meshes.append(m)
     if not meshes:
         return None
-    top = list(_top_level_maps(module, fn.regions[0].blocks[0], set()))
+    top = list(_top_level_maps(module, fn.regions[0].blocks[0]))
     if len(_maps(module, fn)) != len(top):
         raise IRError(f"{fn.location}: error: irax-partition: @{funcs.symbol_name(fn)} runs "
                       f"a map over devices inside a loop, a branch, another map or a pmap, "
@@ -104,7 +104,7 @@ def map_mesh(module, fn) -> S.Mesh | None:
     when their meshes differ, or when ``fn`` also reaches a map over devices elsewhere (in
     a loop, a branch, another map, a pmap): those stay the stacked program of
     ``irax-shard``."""
-    top = list(_top_level_maps(module, fn.regions[0].blocks[0], set()))
+    top = list(_top_level_maps(module, fn.regions[0].blocks[0]))
     if not top or len(_maps(module, fn)) != len(top) or \
             any(lookup(op.name) is not ShardMap for op in top):
         return None
@@ -114,6 +114,12 @@ def map_mesh(module, fn) -> S.Mesh | None:
 
 def _maps(module, fn) -> list:
     """Every map over devices (pmap, shard_map) ``fn`` reaches, at any depth."""
+    return [op for f in funcs.reachable_functions(module, funcs.symbol_name(fn))
+            for op in device_maps(f.operation)]
+
+
+def device_maps(root) -> list:
+    """The maps over devices (pmap, shard_map) inside the operation ``root``."""
     found = []
 
     def visit(op):
@@ -122,22 +128,26 @@ def _maps(module, fn) -> list:
             found.append(op)
         return mlir.ir().WalkResult.ADVANCE
 
-    for f in funcs.reachable_functions(module, funcs.symbol_name(fn)):
-        f.operation.walk(visit)
+    root.walk(visit)
     return found
 
 
-def _top_level_maps(module, block, seen: set):
-    """The maps over devices (pmap, shard_map) in ``block`` and in plain calls from it."""
+def _top_level(module, block, wanted, seen: set):
+    """The ops of ``block`` and of the plain calls from it (not in regions) whose class
+    ``wanted(cls)`` takes."""
     for op in block.operations:
         cls = lookup(op.name)
-        if cls is not None and issubclass(cls, Pmap):
+        if cls is not None and wanted(cls):
             yield op
         elif is_plain_call(op):
             body = funcs.callee_body(op, module)
             if body is not None and id(body) not in seen:
                 seen.add(id(body))
-                yield from _top_level_maps(module, body, seen)
+                yield from _top_level(module, body, wanted, seen)
+
+
+def _top_level_maps(module, block):
+    return _top_level(module, block, lambda cls: issubclass(cls, Pmap), set())
 
 
 def _show(mesh: S.Mesh) -> str:
@@ -145,15 +155,8 @@ def _show(mesh: S.Mesh) -> str:
             f"{list(mesh.devices)}")
 
 
-def _constraints(module, block, seen: set):
-    for op in block.operations:
-        if lookup(op.name) is S.ShardingConstraint:
-            yield op
-        elif is_plain_call(op):
-            body = funcs.callee_body(op, module)
-            if body is not None and id(body) not in seen:
-                seen.add(id(body))
-                yield from _constraints(module, body, seen)
+def _constraints(module, block):
+    return _top_level(module, block, lambda cls: cls is S.ShardingConstraint, set())
 
 
 def _specs(fn, key: str, avals) -> list:
@@ -315,7 +318,8 @@ def _inline_map(module, b, mesh, op, env) -> list:
             value = b.reshape(value, new_sizes=shape[:ax] + shape[ax + 1:])
         local.append(value)
     callee = funcs.symbol_table(module)[attrs["callee"]]
-    results = _copy_block(module, b, callee.regions[0].blocks[0], local)
+    results = copy_block(callee.regions[0].blocks[0], local, b.ip,
+                         lambda call: funcs.callee_body(call, module))
     vma = output_vma(module, callee, [frozenset(every if ax >= 0 else ())
                                       for ax in attrs["in_axes"]])
     return [_stacked(b, r, ax, v, mesh) for r, ax, v in zip(results, attrs["out_axes"], vma)]
@@ -334,22 +338,6 @@ def _stacked(b, r, ax: int, vma, mesh):
     shape = b.aval(r).shape
     v = b.reshape(r, new_sizes=insert_at(shape, ax, 1))
     return v, tuple(every if d == ax else () for d in range(len(shape) + 1)), (), same
-
-
-def _copy_block(module, b, block, values) -> list:
-    """The ops of ``block`` (plain calls inlined) copied at ``b`` on ``values``; returns
-    its results."""
-    env = dict(zip(block.arguments, values))
-    for op in block.operations:
-        operands = [env[v] for v in op.operands]
-        if is_return(op):
-            return operands
-        if is_plain_call(op):
-            results = _copy_block(module, b, funcs.callee_body(op, module), operands)
-        else:
-            results = funcs.clone_op(op, operands, b.ip).results
-        env.update(zip(op.results, results))
-    raise IRError("irax-partition: a block without a terminator")
 
 
 def _scatters(have, pending, want) -> list[tuple[int, str]]:

@@ -5,9 +5,7 @@ of shardings, and the keys under which such jits share their traces."""
 from __future__ import annotations
 
 from irax.core import tree_util
-from irax.dialect import funcs, mlir
-from irax.dialect.base import lookup
-from irax.dialect.shard import Pmap
+from irax.dialect import funcs
 from irax.dialect.sharding import Mesh as IRMesh
 from irax.dialect.sharding import trim
 from irax.dialect.upstream import is_function
@@ -15,6 +13,7 @@ from irax.frontend.compile import clone_module
 from irax.passes import run_pipeline
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
+from irax.shard.partition import device_maps
 from irax.shard.partition import map_mesh as partition_map_mesh
 
 
@@ -38,16 +37,7 @@ def layout_key(shardings):
 
 def maps_devices(module) -> bool:
     """Whether the traced ``module`` holds a pmap or shard_map (already per device)."""
-    found = []
-
-    def visit(op):
-        cls = lookup(op.name)
-        if cls is not None and issubclass(cls, Pmap):
-            found.append(op)
-        return mlir.ir().WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return bool(found)
+    return bool(device_maps(module.operation))
 
 
 #: the meshes shard_maps were traced over, by their IR form (``runtime_mesh``)
