@@ -109,6 +109,7 @@ def test_jits_around_shard_maps_match_jax(name, threads, boundary, mesh, jax_ref
         if boundary and name in ("around", "dp_step", "follow", "vmapped"):
             assert shard_map_cases.spec_of(got[k]) == json.loads(str(jax_ref[
                 f"{prefix}{k}/spec"])), prefix + k
+            assert got[k].sharding.mesh == mesh   # (the maps' own mesh, axis types too)
 
 
 def test_results_are_sharded_by_out_specs(mesh):

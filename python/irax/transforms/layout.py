@@ -45,8 +45,10 @@ _MESHES: dict = {}
 
 
 def note_mesh(mesh) -> None:
-    """Remembers ``mesh`` (a shard_map traced over it) for ``runtime_mesh``."""
-    _MESHES.setdefault(ir_mesh(mesh), mesh)
+    """Remembers ``mesh`` (a shard_map traced over it) for ``runtime_mesh``: the last one
+    of its devices and axes (meshes that differ only in axis types lower alike, and the
+    jit tracing the map asks right after)."""
+    _MESHES[ir_mesh(mesh)] = mesh
 
 
 def runtime_mesh(m: IRMesh):
