@@ -111,7 +111,8 @@ on_clear_caches(_clear)
 
 #: IREE 3.13's diagnostic when its placement of a multi-device program's ops across
 #: devices fails (seen where an all_to_all follows all_gathers, the stacked program of
-#: the same function compiling): the caller runs the stacked program. (An optimization
+#: the same function compiling; docs/repro/multi_device_affinity.py): the caller runs
+#: the stacked program. (An optimization
 #: barrier before each transfer avoided it in some of those programs but made the
 #: stacked program's transfers of computed blocks slower, 4.5 -> 7.6 ms for 4 MiB on
 #: each of 4 devices.)
