@@ -51,6 +51,8 @@ def cases(jnp, lax, P, shard_map, mesh):
             "a2a_x": lax.all_to_all(a, "x", 0, 1, tiled=True),
             "a2a_y_untiled": lax.all_to_all(a[:, :2], "y", 1, 0),
             "a2a_xy": lax.all_to_all(a, ("x", "y"), 1, 1, tiled=True),
+            "a2a_yx_0": lax.all_to_all(a, ("y", "x"), 1, 0, tiled=True),
+            "a2a_xy_untiled": lax.all_to_all(a, ("x", "y"), 1, 0),
         }
 
     # (JAX's replication check does not see that an all_gather over "x" is equal along
@@ -61,7 +63,8 @@ def cases(jnp, lax, P, shard_map, mesh):
         out_specs={"gather_x": P(None, None, "y"), "gather_x_tiled": P(None, "y"),
                    "gather_y_axis1": P("x", None), "shift_x": P("x", "y"),
                    "shift_y_partial": P("x", "y"), "shift_xy": P("x", "y"),
-                   "a2a_x": P("x", "y"), "a2a_y_untiled": P("x", "y"), "a2a_xy": P("x", "y")})
+                   "a2a_x": P("x", "y"), "a2a_y_untiled": P("x", "y"), "a2a_xy": P("x", "y"),
+                   "a2a_yx_0": P("x", "y"), "a2a_xy_untiled": P("x", "y")})
 
     def scatter(b, a):
         return {

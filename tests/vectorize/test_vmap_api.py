@@ -384,6 +384,25 @@ def test_all_to_all_is_one_op_whose_transpose_sends_the_blocks_back():
            jax.vmap(jax.grad(lambda v, w: loss(jax.lax, v, w)), axis_name="i")(xs, w))
 
 
+def test_all_to_all_over_two_names_matches_jax():
+    """Over a tuple of names it is one all_to_all per name (each over that name's share of
+    the split axis), the sources' axes joined in row-major order: tiled and untiled, the
+    split axis before, after and equal to the concat axis, as JAX's nested vmaps."""
+    jax = pytest.importorskip("jax")
+    x = np.arange(2 * 3 * 12 * 2, dtype=f32).reshape(2, 3, 12, 2)
+    xu = np.arange(2 * 3 * 6 * 2, dtype=f32).reshape(2, 3, 6, 2)
+    for split, concat, tiled, a in ((0, 1, True, x), (0, 0, True, x),
+                                    (1, 0, True, np.ascontiguousarray(np.swapaxes(x, 2, 3))),
+                                    (0, 1, False, xu), (0, 0, False, xu)):
+        def f(m, s=split, c=concat, t=tiled):
+            return lambda v: m.all_to_all(v, ("i", "j"), s, c, tiled=t)
+
+        want = jax.vmap(jax.vmap(f(jax.lax), axis_name="j"), axis_name="i")(a)
+        got = irax.vmap(irax.vmap(f(lax), axis_name="j"), axis_name="i")(a)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want),
+                                      err_msg=str((split, concat, tiled)))
+
+
 def test_grad_through_batched_collective():
     """vmap expanded first: the derivative of the batched program (grad of vmap)."""
     x = np.array([1.0, 2.0, 4.0], f32)

@@ -239,20 +239,29 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
                       axis_size=n)
             shape = U.aval_of(v).shape
             return U.reshape(v, shape[:s] + shape[s + 1:])
-        rest = list(a.shape)   # several names: every example gathers all and keeps its own
-        if tiled:   # the split axis as (chunk, chunk size)
-            rest[sa] //= n
-            v = U.reshape(v, a.shape[:sa] + (n, rest[sa]) + a.shape[sa + 1:])
-        else:
-            del rest[sa]
-        g = all_gather(v, names)
-        g = dynamic_index_in_dim(g, axis_index(names), sa + 1, keepdims=False)
-        perm = list(range(1, len(rest) + 1))
-        perm.insert(ca, 0)
-        g = U.transpose(g, perm)
+        # several names: one exchange per name, each over a split of the split axis by that
+        # name's size (its blocks of one), which then counts that name's sources; the
+        # sources' axes (the first name's major) join the concat axis
+        m, sizes = len(names), [_size(name) for name in names]
+        chunk = a.shape[sa] // n
+        v = U.reshape(v, a.shape[:sa] + tuple(sizes) + (chunk,) + a.shape[sa + 1:])
+        for i, name in enumerate(names):
+            v = _bind(C.AllToAll, [v], axis_name=str(name), split_axis=sa + i,
+                      concat_axis=sa + i, axis_size=sizes[i])
+        shape = list(a.shape)
         if tiled:
-            return U.reshape(g, tuple(rest[:ca]) + (n * rest[ca],) + tuple(rest[ca + 1:]))
-        return g
+            shape[sa] = chunk
+        else:   # the blocks of one go
+            v = U.reshape(v, a.shape[:sa] + tuple(sizes) + a.shape[sa + 1:])
+            del shape[sa]
+        dims = list(range(len(U.aval_of(v).shape)))
+        sources, rest = dims[sa:sa + m], dims[:sa] + dims[sa + m:]
+        v = U.transpose(v, rest[:ca] + sources + rest[ca:])
+        if tiled:
+            shape[ca] *= n
+        else:
+            shape.insert(ca, n)
+        return U.reshape(v, tuple(shape))
 
     return _leafwise(swap, x)
 
