@@ -163,3 +163,23 @@ func.func @swap_two(%x: tensor<8x8xf32> {irax.sharding = [["x", "y"]]}) -> (tens
   %d = "irax.sharding_constraint"(%n) {sharding = [["y"], ["x"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %n, %d : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A dimension's axes all moving, in their order, to a whole dimension: one all_to_all per
+// axis over that axis' share of the whole dimension (split into (2, 2, 2) here), whose
+// axis then counts the senders; the senders' axes join the other dimension.
+// CHECK-LABEL: func.func private @move_all_spmd
+// CHECK-SAME: (%[[X:.*]]: tensor<8x2xf32>)
+// CHECK: %[[R:.*]] = "irax.reshape"(%[[X]]) {new_sizes = array<i64: 2, 2, 2, 2>} : (tensor<8x2xf32>) -> tensor<2x2x2x2xf32>
+// CHECK: %[[A:.*]] = "irax.all_to_all"(%[[R]]) {axis_name = "y", axis_size = 2 : i64, concat_axis = 0 : i64, split_axis = 0 : i64}
+// CHECK: %[[B:.*]] = "irax.all_to_all"(%[[A]]) {axis_name = "x", axis_size = 2 : i64, concat_axis = 1 : i64, split_axis = 1 : i64}
+// CHECK: %[[T:.*]] = "irax.transpose"(%[[B]]) {permutation = array<i64: 2, 0, 1, 3>}
+// CHECK: "irax.reshape"(%[[T]]) {new_sizes = array<i64: 2, 8>} : (tensor<2x2x2x2xf32>) -> tensor<2x8xf32>
+// CHECK-NOT: irax.all_gather
+// CHECK: return
+func.func @move_all(%x: tensor<8x8xf32> {irax.sharding = [[], ["y", "x"]]}) -> tensor<8x8xf32>
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
+  %c = "irax.sharding_constraint"(%x) {sharding = [["y", "x"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
