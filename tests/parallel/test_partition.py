@@ -243,7 +243,8 @@ def test_a_split_contraction_reduce_scatters_into_a_split_result(mesh, threads):
 
 def test_a_partitioned_program_compiles_for_two_cuda_devices(mesh, tmp_path):
     """Compile only (no GPU here): a jit partitioned over 2 devices is PTX for two CUDA
-    devices; the CPU export of it runs and matches."""
+    devices; the CPU export of it runs and matches. So is one whose constraint moves an
+    axis between dimensions (an all_to_all) around a shard_map."""
     two = irax.make_mesh((2,), ("d",))
     rows, rep = NamedSharding(two, P("d")), NamedSharding(two, P())
     f = irax.jit(lambda x, w: jnp.sum(jnp.tanh(x @ w), axis=0), in_shardings=(rows, rep),
@@ -256,6 +257,22 @@ def test_a_partitioned_program_compiles_for_two_cuda_devices(mesh, tmp_path):
     exp.save(tmp_path / "cpu.vmfb", "cpu")
     np.testing.assert_allclose(np.asarray(irax.aot.load(tmp_path / "cpu.vmfb")(x, w)),
                                np.tanh(x @ w).sum(0), rtol=1e-5)
+    # an axis moving between dimensions (all_to_all) and a jit around a shard_map
+    cols = NamedSharding(two, P(None, "d"))
+    mapped = irax.shard_map(lambda v: lax.psum(v, "d"), mesh=two, in_specs=P("d"),
+                            out_specs=P())
+    g = irax.jit(lambda v: (lax.with_sharding_constraint(jnp.tanh(v), cols),
+                            mapped(v) * 2.0), in_shardings=rows)
+    v = _x(4, 6)
+    assert '"irax.all_to_all"' in _partitioned_text(g.lower(v))
+    exp = irax.export.export(g, targets=["cuda:sm_80", "cpu"])(v)
+    text = exp.mlir_module()
+    assert "dev1=cuda[1]" in exp.serialize("cuda:sm_80").decode("latin-1")
+    assert exp.nr_devices == 2 and "flow.tensor.transfer" in text
+    exp.save(tmp_path / "moves.vmfb", "cpu")
+    moved, total = irax.aot.load(tmp_path / "moves.vmfb")(v)
+    np.testing.assert_allclose(np.asarray(moved), np.tanh(v), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(total), 2 * (v[:2] + v[2:]), rtol=1e-6)
 
 
 def test_partitioned_ir_errors(mesh):
