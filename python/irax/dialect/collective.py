@@ -411,6 +411,30 @@ class AllToAll(Linear, Collective):
         return [_merge(b, y, at + 1)], [0]
 
 
+def exchange(b, v, axes, sizes, split: int, concat: int):
+    """An all_to_all over several mesh axes together (row-major positions over ``axes``,
+    of sizes ``sizes``), tiled: device ``k`` gets block ``k`` of every device's ``v``
+    along ``split``, joined in device order along ``concat``. One ``irax.all_to_all`` per
+    axis, each over that axis' share of ``split`` (after it, that share counts the
+    senders); the senders' axes (the first axis' major) then join ``concat``. ``b``: any
+    builder (IR, or traced values: ``lax.all_to_all``)."""
+    shape = list(b.aval(v).shape)
+    total = int(np.prod(sizes))
+    chunk = shape[split] // total
+    v = b.reshape(v, new_sizes=tuple(shape[:split] + list(sizes) + [chunk] +
+                                     shape[split + 1:]))
+    for i, (axis, n) in enumerate(zip(axes, sizes)):
+        v = b.all_to_all(v, axis_name=axis, split_axis=split + i, concat_axis=split + i,
+                         axis_size=n)
+    m = len(axes)
+    dims = list(range(len(shape) + m))
+    senders, rest = dims[split:split + m], dims[:split] + dims[split + m:]
+    v = b.transpose(v, permutation=tuple(rest[:concat] + senders + rest[concat:]))
+    shape[split] = chunk
+    shape[concat] *= total
+    return b.reshape(v, new_sizes=tuple(shape))
+
+
 # ---- permutation -----------------------------------------------------------------------------
 def _pairs(perm) -> list[tuple[int, int]]:
     return list(zip(perm[0::2], perm[1::2]))

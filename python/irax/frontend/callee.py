@@ -22,11 +22,14 @@ import numpy as np
 from irax.core import tree_util
 from irax.core.config import config
 from irax.dialect import funcs, mlir
+from irax.dialect.builder import OpMethods
+from irax.dialect.collective import Collective
 from irax.dialect.vectorize import Vmap
 from irax.frontend import eager
+from irax.frontend.axes import emit_collective
 from irax.frontend.compile import run_compiled
 from irax.frontend.eager import concrete_value
-from irax.frontend.trace import Trace, current_trace
+from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array
 
@@ -189,3 +192,19 @@ def zeros_for(x) -> np.ndarray:
     """Host zeros shaped like a leaf or tracer (a zero tangent / cotangent)."""
     aval = leaf_aval_and_value(x)[0]
     return np.zeros(aval.shape, aval.dtype)
+
+
+class TraceBuilder(OpMethods):
+    """Builds on the values of the current trace (tracers or concrete arrays), so that
+    helpers written against a builder (``dialect/collective.py exchange``,
+    ``shard/partition.py to_blocks``) serve both IR and traced code."""
+
+    def emit_values(self, op_cls, operands, **attrs):
+        if issubclass(op_cls, Collective):   # (through a per-device program's handler)
+            return [emit_collective(op_cls, operands, attrs)]
+        out = bind(op_cls, *operands, **attrs)
+        return out if isinstance(out, list) else [out]
+
+    @staticmethod
+    def aval(v):
+        return leaf_aval_and_value(v)[0]

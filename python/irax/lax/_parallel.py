@@ -23,6 +23,7 @@ from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect.constant import Iota
 from irax.frontend.axes import bound_axis_size, emit_collective
+from irax.frontend.callee import TraceBuilder
 from irax.frontend.trace import bind
 from irax.lax import _util as U
 from irax.lax._misc import Token
@@ -227,41 +228,23 @@ def all_to_all(x, axis_name, split_axis: int, concat_axis: int, *, axis_index_gr
             raise ValueError(f"The size of all_to_all split_axis ({a.shape[sa]}) has to be "
                              f"divisible by the size of the named axis {axis_name} ({n})")
         ca = _canonical("all_to_all", "concat_axis", concat_axis, a.ndim, a.shape)
-        if len(names) == 1:   # each example sends every other one its block
-            if tiled:
-                return _bind(C.AllToAll, [v], axis_name=str(names[0]), split_axis=sa,
-                             concat_axis=ca, axis_size=n)
-            # blocks of one along the split axis, which goes; a new axis of the sources
-            at = ca if ca <= sa else ca + 1
-            s = sa + 1 if ca <= sa else sa
-            v = U.reshape(v, a.shape[:at] + (1,) + a.shape[at:])
-            v = _bind(C.AllToAll, [v], axis_name=str(names[0]), split_axis=s, concat_axis=at,
-                      axis_size=n)
-            shape = U.aval_of(v).shape
-            return U.reshape(v, shape[:s] + shape[s + 1:])
-        # several names: one exchange per name, each over a split of the split axis by that
-        # name's size (its blocks of one), which then counts that name's sources; the
-        # sources' axes (the first name's major) join the concat axis
-        m, sizes = len(names), [_size(name) for name in names]
-        chunk = a.shape[sa] // n
-        v = U.reshape(v, a.shape[:sa] + tuple(sizes) + (chunk,) + a.shape[sa + 1:])
-        for i, name in enumerate(names):
-            v = _bind(C.AllToAll, [v], axis_name=str(name), split_axis=sa + i,
-                      concat_axis=sa + i, axis_size=sizes[i])
-        shape = list(a.shape)
         if tiled:
-            shape[sa] = chunk
-        else:   # the blocks of one go
-            v = U.reshape(v, a.shape[:sa] + tuple(sizes) + a.shape[sa + 1:])
-            del shape[sa]
-        dims = list(range(len(U.aval_of(v).shape)))
-        sources, rest = dims[sa:sa + m], dims[:sa] + dims[sa + m:]
-        v = U.transpose(v, rest[:ca] + sources + rest[ca:])
-        if tiled:
-            shape[ca] *= n
-        else:
-            shape.insert(ca, n)
-        return U.reshape(v, tuple(shape))
+            return blocks(v, sa, ca)
+        # blocks of one along the split axis, which then goes; a new axis of the senders
+        at = ca if ca <= sa else ca + 1
+        s = sa + 1 if ca <= sa else sa
+        v = blocks(U.reshape(v, a.shape[:at] + (1,) + a.shape[at:]), s, at)
+        shape = U.aval_of(v).shape
+        return U.reshape(v, shape[:s] + shape[s + 1:])
+
+    def blocks(v, split, concat):
+        """The tiled exchange: one irax.all_to_all over one name, one per name over
+        several (``collective.exchange``)."""
+        if len(names) == 1:
+            return _bind(C.AllToAll, [v], axis_name=str(names[0]), split_axis=split,
+                         concat_axis=concat, axis_size=n)
+        return C.exchange(TraceBuilder(), v, [str(name) for name in names],
+                          [_size(name) for name in names], split, concat)
 
     return _leafwise(swap, x)
 

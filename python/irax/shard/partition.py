@@ -37,15 +37,13 @@ After:
 
 from __future__ import annotations
 
-import math
-
 from irax.core.errors import IRError
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
 from irax.dialect import sharding as S
 from irax.dialect.base import OpError, lookup
 from irax.dialect.builder import IRBuilder
-from irax.dialect.collective import Psum
+from irax.dialect.collective import Psum, exchange
 from irax.dialect.control import copy_block, is_plain_call, is_return
 from irax.dialect.shape import insert_at
 from irax.dialect.shard import Pmap, ShardMap
@@ -420,13 +418,14 @@ def _exchange(b, v, have, want, mesh, same):
     another (where it is the next axis ``want`` adds) with an ``irax.all_to_all``: every
     device sends each other one the block it will own, 1/n of what a gather and a cut
     move. A dimension whose axes all move, in their order, to a whole one moves them
-    together (``_exchange_all``). Returns the value, its sharding and ``same`` less the
+    together (``collective.exchange``). Returns the value, its sharding and ``same`` less the
     exchanged axes."""
     for d1, axes in enumerate(have):   # a dimension's axes all moving, in their order
         d2 = next((d for d, h in enumerate(have) if d != d1 and not h and
                    want[d] == axes), None)
         if len(axes) > 1 and not want[d1] and d2 is not None:
-            v = _exchange_all(b, v, axes, d1, d2, mesh)
+            v = exchange(b, v, axes, [mesh.shape[mesh.axes.index(a)] for a in axes],
+                         split=d2, concat=d1)
             have[d1], have[d2] = (), axes
             same = same - set(axes)
     moved = True
@@ -447,23 +446,6 @@ def _exchange(b, v, have, want, mesh, same):
             same = same - {a}
             moved = True
     return v, tuple(have), same
-
-
-def _exchange_all(b, v, axes, d1: int, d2: int, mesh):
-    """``v``'s dimension ``d1``, split over ``axes``, made whole and ``d2`` split over them
-    instead: one all_to_all per axis, each over that axis' share of ``d2`` (which then
-    counts its sources), the sources' axes (the first axis' major) joined into ``d1``."""
-    sizes = [mesh.shape[mesh.axes.index(a)] for a in axes]
-    shape = list(b.aval(v).shape)
-    chunk = shape[d2] // math.prod(sizes)
-    v = b.reshape(v, new_sizes=tuple(shape[:d2] + sizes + [chunk] + shape[d2 + 1:]))
-    for i, (a, n) in enumerate(zip(axes, sizes)):
-        v = b.all_to_all(v, axis_name=a, split_axis=d2 + i, concat_axis=d2 + i, axis_size=n)
-    dims = list(range(len(shape) + len(axes)))
-    sources, rest = dims[d2:d2 + len(axes)], dims[:d2] + dims[d2 + len(axes):]
-    v = b.transpose(v, permutation=tuple(rest[:d1] + sources + rest[d1:]))
-    shape[d2], shape[d1] = chunk, shape[d1] * math.prod(sizes)
-    return b.reshape(v, new_sizes=tuple(shape))
 
 
 def _cut(b, v, d: int, axes, mesh):

@@ -26,17 +26,17 @@ import math
 
 from irax.core import tree_util
 from irax.core.config import config
-from irax.dialect.builder import OpMethods
 from irax.dialect.shard import ShardMap
 from irax.frontend.axes import bound_axis
 from irax.frontend.callee import (
+    TraceBuilder,
     apply_transform,
     fun_name,
     fun_symbol,
     leaf_aval_and_value,
     trace_callee,
 )
-from irax.frontend.trace import bind, current_trace
+from irax.frontend.trace import current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
 from irax.shard.partition import from_blocks, to_blocks
@@ -348,28 +348,16 @@ def _check_arg(f, mesh, spec, spec_name, aval, name) -> None:
                 f"of {k}, or split that dimension over other mesh axes.")
 
 
-class _TraceBuilder(OpMethods):
-    """Builds on the values of the current trace (tracers or concrete arrays)."""
-
-    def emit_values(self, op_cls, operands, **attrs):
-        out = bind(op_cls, *operands, **attrs)
-        return out if isinstance(out, list) else [out]
-
-    @staticmethod
-    def aval(v):
-        return leaf_aval_and_value(v)[0]
-
-
 def _to_blocks(x, aval, spec, mesh):
     """``x`` as every device's block stacked along a new leading axis, in mesh order
     (``(x, -1, aval)`` when no mesh axis splits it: every device gets all of it)."""
     m, dims = ir_mesh(mesh), spec_dims(spec, aval.ndim)
-    v, ax = to_blocks(_TraceBuilder(), x, aval, dims, m)
+    v, ax = to_blocks(TraceBuilder(), x, aval, dims, m)
     return v, ax, aval.update(shape=m.local_shape(aval.shape, dims))
 
 
 def _from_blocks(y, block_aval, spec, mesh):
     """The global array of the devices' blocks ``y`` (stacked along axis 0) by ``spec``;
     along a mesh axis the spec leaves out, the first device's block."""
-    return from_blocks(_TraceBuilder(), y, block_aval, spec_dims(spec, block_aval.ndim),
+    return from_blocks(TraceBuilder(), y, block_aval, spec_dims(spec, block_aval.ndim),
                        ir_mesh(mesh))
