@@ -85,3 +85,18 @@ func.func private @negate2(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %n = "irax.neg"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %n : tensor<2x3xf32>
 }
+
+// -----
+
+// A shard_map on a one-device mesh inside a function partitioned over another mesh.
+func.func @map_on_one_device(%x: tensor<2x3xf32> {irax.sharding = [["x"]]}) -> tensor<1x2x3xf32>
+    attributes {irax.mesh = {axes = ["x"], devices = array<i64: 0, 1>, shape = array<i64: 2>}} {
+  %b = "irax.reshape"(%x) {new_sizes = array<i64: 1, 2, 3>} : (tensor<2x3xf32>) -> tensor<1x2x3xf32>
+  // expected-error @+1 {{'irax.shard_map' op cannot be partitioned: expected the function's mesh {'x': 2} on devices [0, 1], but got mesh {'z': 1} on devices [3]}}
+  %m = "irax.shard_map"(%b) {axis_size = 1 : i64, axis_name = "", callee = @negate3, devices = array<i64: 3>, in_axes = array<i64: 0>, mesh_axes = ["z"], mesh_shape = array<i64: 1>, out_axes = array<i64: 0>} : (tensor<1x2x3xf32>) -> tensor<1x2x3xf32>
+  return %m : tensor<1x2x3xf32>
+}
+func.func private @negate3(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %n = "irax.neg"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %n : tensor<2x3xf32>
+}
