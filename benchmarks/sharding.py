@@ -16,7 +16,9 @@ mesh: the whole call, arguments already on their devices. "sharded jit" is the
 single-device step under ``jit(in_shardings=, out_shardings=)``: irax partitions it
 (``irax-partition``) into one multi-device program. "jit around shard_map" is a jit whose
 gradients come from a shard_map and whose update is outside it: irax partitions the whole
-program over the map's mesh (the map inlined).
+program over the map's mesh (the map inlined). "one jit on 2 threads" calls one jitted
+function from two threads on arrays committed to two devices (``device_put(x, device)``):
+each call runs on its array's device, so they overlap.
 """
 
 from __future__ import annotations
@@ -192,6 +194,47 @@ def overlap_rows(libs):
     return rows
 
 
+def threads_rows(libs):
+    """One jitted function called from two threads, each on an array committed to its own
+    device (``device_put(x, device)``): the jit runs on that device, so the two calls
+    overlap (2.0x: they take turns, 1.0x: full overlap). Against one thread's calls on
+    one device. irax's programs stay on their calling thread here (``local-sync``, one
+    core per device, as JAX's devices): under "auto" a program this size may time faster
+    on IREE's pool alone, and then each call takes both cores."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((256, 256)) / 16).astype(np.float32)
+    x = rng.standard_normal((16, 256)).astype(np.float32)
+    rows = []
+    pool = ThreadPoolExecutor(2)
+    for name, lib in libs.items():
+        mod, np_ = lib[0], lib[1]
+
+        def chain(v, np_=np_):
+            for _ in range(30):
+                v = np_.tanh(v @ w)
+            return v
+
+        f = mod.jit(chain)
+        on = [mod.device_put(x, d) for d in mod.devices()[:2]]
+
+        def calls(a, f=f, mod=mod, n=20):
+            for _ in range(n):
+                mod.block_until_ready(f(a))
+
+        one_core = mod.config.override("irax_cpu_driver", "local-sync") \
+            if hasattr(mod.config, "irax_cpu_driver") else contextlib.nullcontext()
+        with one_core:
+            for a in on:
+                calls(a)
+            wait_for_background_compiles()
+            t1 = _best(lambda on=on: calls(on[0]), repeat=5, number=1) / 20
+            t2 = _best(lambda on=on: list(pool.map(calls, on)), repeat=5, number=1) / 20
+        rows.append((f"one jit on 2 threads, 2 committed devices ({name})", t1, t2, t2 / t1))
+    return rows
+
+
 COLLECTIVES = ("identity", "psum", "all_gather", "ppermute", "psum_scatter", "all_to_all")
 
 
@@ -249,7 +292,7 @@ def main(argv=None):
         print(f"{name:42s} {t1 * 1e3:9.2f}ms {t2 * 1e3:9.2f}ms {s:8.2f}x")
     print(f"\n{'overlap of the devices':42s} {'1 device':>10s} {'2 devices':>10s} "
           f"{'2 / 1':>9s}")
-    for name, t1, t2, r in overlap_rows(libs):
+    for name, t1, t2, r in overlap_rows(libs) + threads_rows(libs):
         print(f"{name:42s} {t1 * 1e3:9.2f}ms {t2 * 1e3:9.2f}ms {r:8.2f}x")
     ms = lambda t: f"{t * 1e3:9.2f}ms" if t else "         -"  # noqa: E731
     print(f"\n{'collective':42s} {'stacked':>11s} {'one prog.':>11s} {'threads':>11s} "

@@ -31,7 +31,7 @@ from irax.frontend.compile import run_compiled
 from irax.frontend.eager import concrete_value
 from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
-from irax.runtime.array import Array
+from irax.runtime.array import Array, committed_device, committed_to
 
 
 def fun_name(fun, qualified: bool = False) -> str:
@@ -128,14 +128,17 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
             for o, v in zip(outs, values):
                 o._concrete = v
         return outs
+    # as JAX: results committed where the committed operands are
+    home = committed_device(operands + callee.trace.committed, callee.name)
     if not callee.trace.concrete and (op_cls is not Vmap or config.irax_eager_vmap_compiled
                                       or not _all_concrete(operands)):
         # traced abstractly (vmap outside jit): compiled, so that it computes exactly
         # what jit(vmap(f)) and pmap(f) compute
-        return _run_compiled(callee, op_cls, operands, result_avals, attrs)
+        return committed_to(_run_compiled(callee, op_cls, operands, result_avals, attrs),
+                            home)
     values = _evaluate_eagerly(callee.trace.module, op_cls, operands, result_avals,
                                dict(attrs, callee=callee.name))
-    return [Array._from_host(v, a) for v, a in zip(values, result_avals)]
+    return [Array._from_host(v, a, home) for v, a in zip(values, result_avals)]
 
 
 def _all_concrete(operands) -> bool:

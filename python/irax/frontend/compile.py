@@ -48,7 +48,7 @@ class Specialization:
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
                  "donated", "stages", "in_avals", "kept", "name", "tier", "work", "polymorphic",
-                 "partitioned", "record", "function_record")
+                 "partitioned", "record", "function_record", "home")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -72,6 +72,9 @@ class Specialization:
         #: the key of the function record a jitted call writes once it is compiled
         #: (function_record.py), else None
         self.function_record = None
+        #: the device it runs on and commits its results to (the device of its committed
+        #: arguments, or jit's ``device``); None: the default device, uncommitted
+        self.home = None
 
 
 def clone_module(module):
@@ -343,7 +346,8 @@ def execute(entry, leaves):
     avals = entry.out_avals
     if entry.polymorphic:   # symbolic sizes: each result's shape is its buffer's
         avals = [a if a.is_static else a.update(shape=tuple(b.shape)) for b, a in zip(outs, avals)]
+    committed = entry.home is not None
     if len(outs) == 1 and tree_util.treedef_is_strict_leaf(entry.out_tree):  # a bare result
-        return Array._from_device(outs[0], avals[0], device)
-    results = [Array._from_device(b, a, device) for b, a in zip(outs, avals)]
+        return Array._from_device(outs[0], avals[0], device, committed)
+    results = [Array._from_device(b, a, device, committed) for b, a in zip(outs, avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)

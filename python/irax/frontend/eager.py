@@ -24,7 +24,7 @@ from irax.dialect.base import OpError
 from irax.dialect.builder import IRBuilder
 from irax.dialect.interpreter import evaluate_function
 from irax.passes import pipelines, run_pipeline
-from irax.runtime.array import Array
+from irax.runtime.array import Array, committed_device
 
 
 def concrete_value(x) -> tuple[np.ndarray, ShapedArray]:
@@ -57,6 +57,8 @@ def eager_op(op_cls, args, attrs) -> list[Array]:
         out_avals = op_cls.infer_list(avals, attrs)
     except OpError as e:
         raise TypeError(op_cls.diag(str(e))) from None
+    # as JAX: the results are committed to the device of the committed operands
+    home = committed_device(args, op_cls.method, _operand_name)
     try:
         outs = op_cls.evaluate_list(arrays, attrs, out_avals)
     except MemoryError:
@@ -66,7 +68,12 @@ def eager_op(op_cls, args, attrs) -> list[Array]:
                         for a in out_avals))) from None
     if DEBUG_CHECKS[0] and not op_cls.constant_like:
         check_values(op_cls, outs)
-    return [Array._from_host(o, a) for o, a in zip(outs, out_avals)]
+    return [Array._from_host(o, a, home) for o, a in zip(outs, out_avals)]
+
+
+def _operand_name(i: int) -> str:
+    """An eager op's operand ``i`` in errors, as JAX names a primitive's (x, y, ...)."""
+    return "xyz"[i] if i < 3 else f"args[{i}]"
 
 
 #: (jax_debug_nans, jax_debug_infs) or a falsy first entry when both are off (kept by a

@@ -157,7 +157,7 @@ def _interpret(entry, tier, leaves):
     outs = evaluate_function(tier.module, "main", arrays)
     stats["interpreted_calls"] += 1
     tier.slow = time.perf_counter() - start > SLOW_CALL_SECONDS
-    results = [Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a)
+    results = [Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a, entry.home)
                for o, a in zip(outs, entry.out_avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)
 

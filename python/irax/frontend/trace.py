@@ -101,6 +101,9 @@ class Trace:
             (parent._hoister if parent is not None else None)
         #: the values hoisted, in argument order after those added before each
         self.hoisted: list = []
+        #: committed arrays this trace or one inside it took as constants: an eager
+        #: transformation's results are committed to their device (as JAX's)
+        self.committed: list = []
 
     # ---- context management -----------------------------------------------------------
     def __enter__(self) -> Trace:
@@ -242,6 +245,11 @@ class Trace:
         if not isinstance(x, (int, float, complex, bool)):
             tr._const_of = x
             self._consts[key] = tr
+            if getattr(x, "_home", None) is not None:
+                t = self
+                while t is not None:
+                    t.committed.append(x)
+                    t = t.parent
         return tr
 
     def _hoisted_argument(self, x, aval) -> Tracer:

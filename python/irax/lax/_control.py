@@ -31,7 +31,7 @@ from irax.frontend.tracer import Tracer
 from irax.lax import _shape as S
 from irax.lax import _util as U
 from irax.lax._shape_more import index_in_dim, stack
-from irax.runtime.array import Array
+from irax.runtime.array import Array, committed_device, committed_to
 from irax.runtime.compiler import carries
 from irax.transforms.specializations import on_clear_caches
 from irax.transforms.vectorize import vmap
@@ -51,6 +51,15 @@ _EAGER_LOCK = threading.Lock()   # eager loops may run on several threads at onc
 
 
 def _run(build, operands, api: str, key=None, state=None):
+    """``_run_here``, whose eager results are committed where the operands are (as JAX's:
+    a loop on committed arrays runs on their device)."""
+    if current_trace() is not None:
+        return build(list(operands))
+    home = committed_device(operands, api)
+    return committed_to(_run_here(build, operands, api, key, state), home)
+
+
+def _run_here(build, operands, api: str, key=None, state=None):
     """``build(operand_tracers) -> output tracers`` inside the current trace, or eagerly: in
     a fresh trace whose function is then compiled (once: the compile cache knows it by its
     content) and run, as JAX runs control flow outside jit; with

@@ -81,10 +81,12 @@ def host_data(x) -> np.ndarray:
     return arr if arr.dtype == dt else E.convert_array(arr, dt)
 
 
-def host_array(data: np.ndarray, weak: bool = False) -> Array:
-    """Wraps host data as an ``irax.Array`` (a constant when used under jit)."""
+def host_array(data: np.ndarray, weak: bool = False, home=None) -> Array:
+    """Wraps host data as an ``irax.Array`` (a constant when used under jit); ``home``:
+    the device it is committed to (that of the committed inputs it was computed from)."""
     data = np.asarray(data)
-    return Array._from_host(data, ShapedArray(data.shape, data.dtype, weak and data.dtype != bool))
+    return Array._from_host(data, ShapedArray(data.shape, data.dtype, weak and data.dtype != bool),
+                            home)
 
 
 def convert(x, dtype, weak: bool = False):
@@ -140,7 +142,7 @@ def broadcast_to(x, shape):
         x = _traced(as_operand(x))
     elif not isinstance(x, Tracer) and a.ndim == 0:
         data = np.broadcast_to(host_data(x), shape)
-        return Array._from_host(data, ShapedArray(shape, a.dtype, a.weak_type))
+        return Array._from_host(data, ShapedArray(shape, a.dtype, a.weak_type), home_of(x))
     nd = len(shape)
     return bind(S.BroadcastInDim, x, shape=shape,
                 broadcast_dimensions=tuple(range(nd - a.ndim, nd)))
@@ -160,6 +162,11 @@ def broadcast_in_dim(x, shape, broadcast_dimensions):
     return bind(S.BroadcastInDim, x, shape=shape, broadcast_dimensions=dims)
 
 
+def home_of(x):
+    """The device a concrete value is committed to (None: uncommitted, or not an Array)."""
+    return x._home if type(x) is Array else None
+
+
 def reshape(x, shape):
     """``lax.reshape`` without checks; no op when the shape is unchanged."""
     shape = sizes(shape)
@@ -170,7 +177,7 @@ def reshape(x, shape):
         x = _traced(as_operand(x))
     elif not isinstance(x, Tracer) and a.ndim == 0 and a.size == 1:
         data = host_data(x).reshape(shape)
-        return Array._from_host(data, ShapedArray(shape, a.dtype, a.weak_type))
+        return Array._from_host(data, ShapedArray(shape, a.dtype, a.weak_type), home_of(x))
     return bind(S.Reshape, x, new_sizes=shape)
 
 

@@ -488,9 +488,9 @@ def _is_deleted(self):
 
 def _placement_methods() -> dict:
     """The placement attributes of ``jax.Array``: an irax array lives whole on one device
-    (uncommitted: ``committed`` is False) or in blocks on the devices of its sharding."""
+    (committed to it or not: ``committed``) or in blocks on the devices of its sharding."""
     return dict(
-        committed=_constant("committed property", False),
+        committed=property(lambda self: _concrete(self, "committed property").committed),
         is_fully_addressable=_constant("is_fully_addressable property", True),
         is_fully_replicated=property(lambda self: _concrete(
             self, "is_fully_replicated property").sharding.is_fully_replicated),

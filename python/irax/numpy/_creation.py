@@ -7,9 +7,12 @@ under jit); tracers inside lists are stacked with ops.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from irax.core import dtypes
+from irax.core.abstract import ShapedArray
 from irax.core.errors import ConcretizationTypeError
 from irax.core.shape_poly import Dim
 from irax.dialect.elementwise import convert_array
@@ -20,7 +23,18 @@ from irax.numpy import _shape as S
 from irax.numpy import _ufuncs as F
 from irax.numpy import _util as U
 from irax.numpy._shape import broadcast_to
-from irax.runtime.array import Array
+from irax.runtime.array import Array, committed_device
+from irax.transforms.placement import device_put
+
+
+def _on_device(fn):
+    """``fn`` with JAX's ``device=``: its result put on that device (or sharding), and
+    committed there."""
+    @functools.wraps(fn)
+    def placed(*args, device=None, **kwargs):
+        out = fn(*args, **kwargs)
+        return out if device is None else device_put(out, device)
+    return placed
 
 
 def _user_dtype(dtype, fun_name: str):
@@ -53,6 +67,7 @@ def _as_np(x) -> np.ndarray:
     return arr
 
 
+@_on_device
 def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *,  # noqa: A002
           device=None):
     """An array from an array-like, a (nested) list of array-likes, or a Python scalar."""
@@ -63,7 +78,7 @@ def array(object, dtype=None, copy: bool = True, order=None, ndmin: int = 0, *, 
     elif isinstance(object, (Array, Tracer)):
         out = object if dt is None else LU.convert(object, dt)
         if copy and out is object and isinstance(object, Array):  # a distinct array, as JAX's
-            out = LU.host_array(np.array(LU.host_data(object)), object.weak_type)
+            out = Array._from_host(np.array(LU.host_data(object)), object.aval, object._home)
     elif LU.is_python_scalar(object):
         if type(object) is int:
             dtypes.check_python_int(object, dt)
@@ -94,7 +109,9 @@ def _from_sequence(obj, dt):
         if type(x) is int:
             dtypes.check_python_int(x, dt if dtypes.is_int(dt) else None)
     if not any(isinstance(x, Tracer) for x in leaves):
-        return LU.host_array(_nested_host(obj, dt))
+        data = _nested_host(obj, dt)   # (committed arrays among them: committed there)
+        return Array._from_host(data, ShapedArray(data.shape, data.dtype),
+                                committed_device(leaves, "array"))
     return _stack_nested(obj, dt)
 
 
@@ -126,6 +143,7 @@ def _stack_nested(obj, dt):
     return LS.concatenate([LU.reshape(p, (1,) + U.aval_of(p).shape) for p in parts], 0)
 
 
+@_on_device
 def asarray(a, dtype=None, order=None, *, copy=None, device=None):
     """Like ``array``, without copying unless ``copy=True`` (irax arrays are immutable)."""
     return array(a, dtype=dtype, order=order, device=device, copy=bool(copy))
@@ -140,6 +158,7 @@ def _concrete_shape(shape) -> tuple[int, ...]:
     return LS._shape(shape)
 
 
+@_on_device
 def full(shape, fill_value, dtype=None, *, device=None):
     """``shape`` filled with ``fill_value`` (an array ``fill_value`` broadcasts)."""
     shape = _concrete_shape(shape)
@@ -151,24 +170,37 @@ def full(shape, fill_value, dtype=None, *, device=None):
     return broadcast_to(asarray(fill_value, dtype=dt), shape)
 
 
+@_on_device
 def zeros(shape, dtype=None, *, device=None):
     dt = _user_dtype(dtype, "zeros") or dtypes.default_float_dtype()
     return LU.full(_concrete_shape(shape), 0, dt)
 
 
+@_on_device
 def ones(shape, dtype=None, *, device=None):
     dt = _user_dtype(dtype, "ones") or dtypes.default_float_dtype()
     return LU.full(_concrete_shape(shape), 1, dt)
 
 
+@_on_device
 def empty(shape, dtype=None, *, device=None):
     dt = _user_dtype(dtype, "empty") or dtypes.default_float_dtype()
     return LU.full(_concrete_shape(shape), 0, dt)
 
 
+@_on_device
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
-    """An array like ``a`` (its dtype and weak flag unless ``dtype`` is given)."""
+    """An array like ``a`` (its dtype and weak flag unless ``dtype`` is given; on its
+    device, committed, when ``a`` is committed and ``shape`` is not given, as JAX's)."""
     U.check_arraylike("full_like", a, fill_value)
+    out = _full_like(a, fill_value, dtype, shape)
+    home = a._home if type(a) is Array and shape is None else None
+    if home is None or type(out) is not Array or out._home is home:
+        return out
+    return Array._from_host(out._numpy(), out.aval, home)
+
+
+def _full_like(a, fill_value, dtype, shape):
     av = U.aval_of(a)
     dt = _user_dtype(dtype, "full_like")
     shape = av.shape if shape is None else _concrete_shape(shape)
@@ -182,14 +214,17 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None):
     return broadcast_to(LU.convert(fill_value, out_dt, weak), shape)
 
 
+@_on_device
 def zeros_like(a, dtype=None, shape=None, *, device=None):
     return full_like(a, 0, dtype, shape)
 
 
+@_on_device
 def ones_like(a, dtype=None, shape=None, *, device=None):
     return full_like(a, 1, dtype, shape)
 
 
+@_on_device
 def empty_like(a, dtype=None, shape=None, *, device=None):
     return full_like(a, 0, dtype, shape)
 
@@ -203,6 +238,7 @@ def _concrete_arg(x, name: str):
     return x
 
 
+@_on_device
 def arange(start, stop=None, step=None, dtype=None, *, device=None):
     """Evenly spaced values in ``[start, stop)``; the arguments must be concrete."""
     if stop is None and step is None and type(start) is Dim:   # arange(x.shape[0])
@@ -222,6 +258,7 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None):
     return LU.host_array(np.arange(vals[0], vals[1], vals[2], dtype=dt))
 
 
+@_on_device
 def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = False,
              dtype=None, axis: int = 0, *, device=None):
     """``num`` evenly spaced samples of ``[start, stop]`` (JAX's float32-exact formula:
@@ -263,6 +300,7 @@ def linspace(start, stop, num: int = 50, endpoint: bool = True, retstep: bool = 
     return (out, LU.convert(delta, dt)) if retstep else out
 
 
+@_on_device
 def eye(N, M=None, k=0, dtype=None, *, device=None):
     """The ``N x M`` matrix with ones on diagonal ``k``."""
     dt = _user_dtype(dtype, "eye") or dtypes.default_float_dtype()

@@ -43,7 +43,7 @@ def fast_binary(op_cls, x, y, reflected=False):
     None for every other case: the full path decides. Eager small ops cost the Python
     around them; this skips promotion, broadcasting and ``bind``."""
     aval = x.aval
-    other = _operand(aval, y)
+    other = _operand(aval, y, x._home)
     if other is None:
         return None
     a = x._numpy()
@@ -61,9 +61,9 @@ def fast_binary(op_cls, x, y, reflected=False):
             out = out.astype(aval.dtype)
         if DEBUG_CHECKS[0]:
             check_values(op_cls, [out])
-        return Array._from_host(out, aval)
+        return Array._from_host(out, aval, x._home)
     out = _evaluate(op_cls, [other, a] if reflected else [a, other], {}, aval)
-    return None if out is None else Array._from_host(out, aval)
+    return None if out is None else Array._from_host(out, aval, x._home)
 
 
 def fast_compare(op_cls, x, y, direction: str, reflected=False):
@@ -71,14 +71,14 @@ def fast_compare(op_cls, x, y, direction: str, reflected=False):
     ``fast_binary``: a bool array, as the full path gives after promotion; None for every
     other case."""
     aval = x.aval
-    other = _operand(aval, y)
+    other = _operand(aval, y, x._home)
     if other is None:
         return None
     a = x._numpy()
     out_aval = aval.update(dtype=np.dtype(np.bool_), weak_type=False)
     out = _evaluate(op_cls, [other, a] if reflected else [a, other], {"direction": direction},
                     out_aval)
-    return None if out is None else Array._from_host(out, out_aval)
+    return None if out is None else Array._from_host(out, out_aval, x._home)
 
 
 def either(fast, op_cls, x, y, *rest):
@@ -91,18 +91,20 @@ def either(fast, op_cls, x, y, *rest):
     return None
 
 
-def _operand(aval, y):
-    """``y`` as a NumPy operand for an Array of ``aval`` on the fast path, or None: a
-    Python float or int32-sized int within the dtype's range (not inf, nan or what
-    overflows), or an Array of the same abstract value and weak type; ``aval`` of a fast
-    dtype and no trace active."""
+def _operand(aval, y, home=None):
+    """``y`` as a NumPy operand for an Array of ``aval`` committed to ``home`` (or not) on
+    the fast path, or None: a Python float or int32-sized int within the dtype's range
+    (not inf, nan or what overflows), or an Array of the same abstract value and weak type
+    and the same commitment (the full path decides the others); ``aval`` of a fast dtype
+    and no trace active."""
     if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
         return None
     t = type(y)
     if (t is float or (t is int and -(1 << 31) <= y < (1 << 31))) \
             and abs(y) <= _FAST_MAX[aval.dtype]:
         return np.asarray(y, aval.dtype)
-    if t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type:
+    if t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type \
+            and y._home is home:
         return y._numpy()
     return None
 
@@ -128,7 +130,7 @@ def fast_unary(op_cls, x):
     if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
         return None
     out = _evaluate(op_cls, [x._numpy()], {}, aval)
-    return None if out is None else Array._from_host(out, aval)
+    return None if out is None else Array._from_host(out, aval, x._home)
 
 
 #: the dtypes of the reductions' fast path (float16/bfloat16 accumulate in float32)
@@ -140,7 +142,7 @@ def fast_reduce(op_cls, x, axes, keepdims):
     ``irax.Array`` ``x`` outside any trace, as ``jnp.sum``/``prod``/``max``/``min`` with
     their defaults compute it (the result strongly typed); None otherwise."""
     got = _reduced(op_cls, x, axes, keepdims)
-    return None if got is None else Array._from_host(*got)
+    return None if got is None else Array._from_host(*got, x._home)
 
 
 def _reduced(op_cls, x, axes, keepdims):
@@ -172,13 +174,14 @@ def fast_select(cond, x, y):
     if type(arr) is not Array or arr.aval.shape != cond.aval.shape:
         return None
     aval = arr.aval
-    other = _operand(aval, y if arr is x else x)
-    if other is None:
+    other = _operand(aval, y if arr is x else x, arr._home)
+    if other is None or cond._home is not arr._home:
         return None
     a = arr._numpy()
     t, f = (a, other) if arr is x else (other, a)
     out = _evaluate(E.Select, [cond._numpy(), t, f], {}, aval)
-    return None if out is None else Array._from_host(np.asarray(out, aval.dtype), aval)
+    return None if out is None else Array._from_host(np.asarray(out, aval.dtype), aval,
+                                                     arr._home)
 
 
 def fast_mean(x, axes, keepdims):
@@ -191,14 +194,16 @@ def fast_mean(x, axes, keepdims):
     total, aval = got
     count = np.asarray(math.prod(x.aval.shape[d] for d in axes), aval.dtype)
     out = _evaluate(E.Div, [total, count], {}, aval)
-    return None if out is None else Array._from_host(np.asarray(out, aval.dtype), aval)
+    return None if out is None else Array._from_host(np.asarray(out, aval.dtype), aval,
+                                                     x._home)
 
 
 def fast_matmul(a, b):
     """``a @ b`` for concrete float32/float64 ``irax.Array`` operands of one dtype and weak
     type, each a vector or a matrix: the contraction's rule applied directly; None
     otherwise."""
-    if type(a) is not Array or type(b) is not Array or current_trace() is not None:
+    if type(a) is not Array or type(b) is not Array or current_trace() is not None \
+            or a._home is not b._home:
         return None
     pa, pb = a.aval, b.aval
     if pa.dtype not in _DIRECT or pb.dtype != pa.dtype or pa.weak_type != pb.weak_type or \
@@ -212,4 +217,5 @@ def fast_matmul(a, b):
     out = _evaluate(LA.DotGeneral, [a._numpy(), b._numpy()],
                     {"lhs_contracting_dimensions": (lc,), "rhs_contracting_dimensions": (rc,),
                      "lhs_batch_dimensions": (), "rhs_batch_dimensions": ()}, aval)
-    return None if out is None else Array._from_host(np.asarray(out, pa.dtype), aval)
+    return None if out is None else Array._from_host(np.asarray(out, pa.dtype), aval,
+                                                     a._home)

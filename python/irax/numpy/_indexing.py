@@ -130,7 +130,7 @@ def _mask_indices(mask, pos, x_shape, before):
     if m.ndim != len(expected) or not all(s in (0, e) for s, e in zip(m.shape, expected)):
         raise IndexError(f"boolean index did not match shape of indexed array in index {pos}: "
                          f"got {m.shape}, expected {expected}")
-    return [LU.host_array(i.astype(_INDEX_DTYPE)) for i in np.nonzero(m)]
+    return [LU.host_array(i.astype(_INDEX_DTYPE), home=LU.home_of(mask)) for i in np.nonzero(m)]
 
 
 def _index(x, idx):
@@ -342,8 +342,8 @@ def nonzero(a, *, size=None, fill_value=None):
                 [0 if fill_value is None else fill_value] * len(found)
             found = [np.concatenate([f[:size], np.full(max(0, size - f.size), v)])
                      for f, v in zip(found, fills)]
-        return tuple(LU.host_array(np.asarray(f).astype(dtypes.default_int_dtype()))
-                     for f in found)
+        return tuple(LU.host_array(np.asarray(f).astype(dtypes.default_int_dtype()),
+                                   home=LU.home_of(x)) for f in found)
     if size is None:
         count = U.full((), 0, dtypes.default_int_dtype())
         raise ConcretizationTypeError(

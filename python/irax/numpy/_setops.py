@@ -82,7 +82,8 @@ def _count_true(mask):
 def _host_nonzero(mask):
     """The indices of a concrete 1-D mask, as a host int array."""
     m = X.concrete_value(mask)
-    return LU.host_array(np.nonzero(m)[0].astype(dtypes.default_int_dtype()))
+    return LU.host_array(np.nonzero(m)[0].astype(dtypes.default_int_dtype()),
+                         home=LU.home_of(mask))
 
 
 # ---- unique -------------------------------------------------------------------------------------
@@ -204,7 +205,8 @@ def unique(ar, return_index: bool = False, return_inverse: bool = False,
     if size is None:  # JAX computes on the concrete value: no gradient flows
         v = X.concrete_or_error(arr, "The error arose for the first argument of jnp.unique(). "
                                 + _SIZE_HINT)
-        arr = LU.host_array(v.astype(U.aval_of(arr).dtype), U.aval_of(arr).weak_type)
+        arr = LU.host_array(v.astype(U.aval_of(arr).dtype), U.aval_of(arr).weak_type,
+                            LU.home_of(arr))
     size = _static_size(size, "jnp.unique()")
     shape = U.aval_of(arr).shape
     if axis is None:

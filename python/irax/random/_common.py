@@ -9,6 +9,7 @@ from irax import numpy as jnp
 from irax.core import dtypes, tree_util
 from irax.frontend.tracer import Tracer
 from irax.lax import _util as lu
+from irax.runtime.array import committed_device
 
 
 def canonical_shape(name: str, shape) -> tuple:
@@ -106,13 +107,14 @@ def fma(a, b, c):
     if is_traced(a, b, c):
         return lax.add(lax.mul(a, b), c)
     dt = np.dtype(lu.aval_of(a).dtype)
-    x, y, z = (lu.host_data(v) for v in (a, b, c))
-    if dt == np.float64:
-        return lu.host_array(_fma64(x, y, z))
     if dt.kind != "f" and dt.name != "bfloat16":
         return lax.add(lax.mul(a, b), c)
+    home = committed_device((a, b, c), "fma")
+    x, y, z = (lu.host_data(v) for v in (a, b, c))
+    if dt == np.float64:
+        return lu.host_array(_fma64(x, y, z), home=home)
     wide = x.astype(np.float64) * y.astype(np.float64) + z.astype(np.float64)
-    return lu.host_array(wide.astype(dt))
+    return lu.host_array(wide.astype(dt), home=home)
 
 
 def _split(x):

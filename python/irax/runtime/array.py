@@ -27,26 +27,31 @@ from irax.runtime.mesh import Shard, SingleDeviceSharding, check_shape, shard_la
 
 class Array(ArrayMethods):
     __slots__ = ("aval", "_host", "_dev", "_device", "_deleted", "_sharding", "_shards",
-                 "__weakref__")
+                 "_home", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, *a, **k):
         raise TypeError("irax.Array cannot be constructed directly; use irax.numpy.asarray")
 
     @classmethod
-    def _from_host(cls, data: np.ndarray, aval: ShapedArray) -> Array:
+    def _from_host(cls, data: np.ndarray, aval: ShapedArray, home=None) -> Array:
+        """An array of host data; ``home``: the device it is committed to (None:
+        uncommitted, on the default device)."""
         self = object.__new__(cls)
         self.aval = aval
         self._host = data
         self._dev = None
-        self._device = None
+        self._device = home
         self._deleted = False
         self._sharding = self._shards = None
+        self._home = home
         return self
 
     @classmethod
-    def _from_device(cls, view, aval: ShapedArray, device) -> Array:
-        """An array backed by an IREE ``HalBufferView`` on ``device``."""
+    def _from_device(cls, view, aval: ShapedArray, device, committed: bool = False) -> Array:
+        """An array backed by an IREE ``HalBufferView`` on ``device`` (``committed``: to
+        that device, as ``device_put(x, device)`` and computations on committed arrays
+        make them)."""
         self = object.__new__(cls)
         self.aval = aval
         self._host = None
@@ -54,6 +59,7 @@ class Array(ArrayMethods):
         self._device = device
         self._deleted = False
         self._sharding = self._shards = None
+        self._home = device if committed else None
         return self
 
     @classmethod
@@ -62,7 +68,7 @@ class Array(ArrayMethods):
         of ``shard_layout`` (each the block that device holds)."""
         self = object.__new__(cls)
         self.aval = aval
-        self._host = self._dev = self._device = None
+        self._host = self._dev = self._device = self._home = None
         self._deleted = False
         self._sharding = sharding
         self._shards = tuple(shards)
@@ -102,8 +108,8 @@ class Array(ArrayMethods):
                 if dev is device and shard.aval.shape == self.aval.shape:
                     return shard._device_buffer(device)   # a whole copy is there
         dev = to_device(device.hal, self._numpy())
-        if self._dev is None:
-            self._dev, self._device = dev, device
+        if self._dev is None and (self._home is None or self._home is device):
+            self._dev, self._device = dev, device   # (a committed array stays home)
         return dev
 
     def block_until_ready(self) -> Array:
@@ -132,9 +138,21 @@ class Array(ArrayMethods):
         """The array's device (a sharded array's: its sharding, as in JAX)."""
         if self._sharding is not None:
             return self._sharding
-        if self._device is not None:
-            return self._device
-        return default_device()
+        if self._home is not None:
+            return self._home
+        default = default_device()
+        dev = self._device   # (an uncommitted array's copy on another device of the platform
+        #                      leaves it on the default device, as in JAX)
+        return dev if dev is not None and dev.platform != default.platform else default
+
+    @property
+    def committed(self) -> bool:
+        """Whether the array is committed to its device(s), as in JAX: placed there by
+        ``device_put`` with a device or sharding (or ``device=``), sharded, or computed
+        from committed arrays. Computations on committed arrays run on their device, and
+        arrays committed to different devices cannot meet in one computation;
+        uncommitted arrays go where they are used."""
+        return self._home is not None or self._sharding is not None
 
     @property
     def sharding(self):
@@ -234,6 +252,38 @@ class Array(ArrayMethods):
         return self
 
 
+def committed_device(leaves, fun: str = "", name_of=None):
+    """The device the committed single-device arrays among ``leaves`` are on (None when
+    none is). Arrays committed to different devices cannot meet in one computation: the
+    error is JAX's, naming ``fun`` and each argument (``name_of(i)``, else ``args[i]``)."""
+    home = first = None
+    for i, x in enumerate(leaves):
+        if type(x) is Array:
+            h = x._home
+            if h is not None and h is not home:
+                if home is not None:
+                    raise ValueError("Received incompatible devices for jitted computation. "
+                                     f"Got {_described(leaves, first, home, fun, name_of)} "
+                                     f"and {_described(leaves, i, h, fun, name_of)}")
+                home, first = h, i
+    return home
+
+
+def _described(leaves, k: int, device, fun: str, name_of) -> str:
+    name = name_of(k) if name_of is not None else f"args[{k}]"
+    return (f"argument {name} of {fun} with shape {leaves[k].aval.str_short()} and with "
+            f"device ids [{device.id}] on platform {device.platform.upper()}")
+
+
+def committed_to(arrays: list, home) -> list:
+    """``arrays`` (new results) committed to ``home``; as they are when it is None."""
+    if home is not None:
+        for a in arrays:
+            if type(a) is Array and a._shards is None:
+                a._home = home
+    return arrays
+
+
 def device_buffer(x, aval: ShapedArray, device):
     """The IREE buffer view of argument ``x`` (an Array, or NumPy-convertible data given
     as ``aval``'s dtype) on ``device``."""
@@ -256,7 +306,7 @@ def put_sharded(x: Array, sharding, what: str = "", api: str = "device_put") -> 
     for dev, index, _ in shard_layout(sharding, x.aval.shape):
         block = np.array(host[index], order="C")   # (0-d stays 0-d)
         shards.append(Array._from_device(to_device(dev.hal, block),
-                                         x.aval.update(shape=block.shape), dev))
+                                         x.aval.update(shape=block.shape), dev, True))
     return Array._from_shards(x.aval, sharding, shards)
 
 

@@ -165,7 +165,7 @@ class DeviceEntry:
         m = len(self.out_avals)
         results = []
         for j, (aval, spec) in enumerate(zip(self.out_avals, self.out_specs)):
-            blocks = [Array._from_device(outs[k * m + j], aval, dev)
+            blocks = [Array._from_device(outs[k * m + j], aval, dev, True)
                       for k, dev in enumerate(self.devices)]
             results.append(assemble(blocks, spec, self.mesh))
         return results

@@ -32,7 +32,7 @@ from irax.frontend.tracer import Tracer
 from irax.passes import pipelines
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
-from irax.runtime.array import Array
+from irax.runtime.array import Array, committed_device
 from irax.transforms import abstracted_axes
 from irax.transforms.abstracted_axes import AutoDynamic
 from irax.transforms.layout import (
@@ -205,18 +205,24 @@ class JitFunction:
             avals = tuple(abstractify(x, self.fun) for x in leaves)
         if not traced and self._layout is None and not kwargs and _sharded(leaves):
             raise _FollowsData   # (the call takes the arguments' shardings: _follow)
+        # as JAX: the program runs on the device its committed arguments are on (a jit
+        # laid out over a mesh runs on the mesh's devices)
+        home = committed_device(leaves, _fun_name(self.fun), self._namer(args, kwargs)) \
+            if self._layout is None else None
         if self.abstracted_axes is not None:
             avals = self._abstract(treedef, args, kwargs, avals)
         elif _AUTO_DYNAMIC[0]:
             avals = self._auto.abstract(treedef, statics, avals, _fun_name(self.fun))
         trace_key = config.trace_key
-        key = (treedef, avals, statics, trace_key)
+        target = self.device if self.device is not None else home
+        key = (treedef, avals, statics, trace_key, target)
         entry = self._cache.get(key)
         if entry is None or (traced and entry.trace_module is None):
             with self._specs.lock:  # one trace per signature, whatever the threads
                 entry = self._cache.get(key)
                 if entry is None:
-                    entry = self._specialize(args, kwargs, treedef, avals, statics, traced)
+                    entry = self._specialize(args, kwargs, treedef, avals, statics, traced,
+                                             target)
                     self._cache[key] = entry
                 elif traced and entry.trace_module is None:   # read from a record: the
                     entry.trace_module = self._trace(           # trace, for lower()
@@ -225,21 +231,42 @@ class JitFunction:
                 self.abstracted_axes is None and not _AUTO_DYNAMIC[0]:
             # the next call with an argument of this very aval (a program's results share
             # their entry's avals) finds the entry without building and hashing the key
-            self._specs.last = (avals[0], trace_key, entry)
+            self._specs.last = (avals[0], trace_key, entry, home)
         return entry, leaves
 
-    def _specialize(self, args, kwargs, treedef, avals, statics, traced) -> Specialization:
-        """A new specialization: from a function record when one describes the call (and
-        ``traced`` is False), else traced, to be recorded once compiled."""
+    def _namer(self, args, kwargs):
+        """Names of the flat argument leaves for errors, as JAX's (``x``, ``p['w']``)."""
+        def name(i: int) -> str:
+            _, dyn = self._split(args, kwargs)
+            path = tree_util.tree_flatten_with_path(dyn)[0][i][0]
+            if path[0].idx == 1:   # a keyword argument
+                return path[1].key + tree_util.keystr(path[2:])
+            dyn_pos = [k for k in range(len(args)) if k not in self.static_argnums]
+            sig = _signature(self.fun)
+            params = [] if sig is None else [
+                q.name for q in sig.parameters.values()
+                if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
+            k = dyn_pos[path[1].idx]
+            return (params[k] if k < len(params) else f"args[{k}]") + \
+                tree_util.keystr(path[2:])
+        return name
+
+    def _specialize(self, args, kwargs, treedef, avals, statics, traced,
+                    home=None) -> Specialization:
+        """A new specialization, for ``home`` (None: the default device): from a function
+        record when one describes the call (and ``traced`` is False), else traced, to be
+        recorded once compiled."""
         record = None
         if self._layout is None and self.abstracted_axes is None and not _AUTO_DYNAMIC[0]:
-            device = self._target_device()
+            device = home or self._target_device()
             record = function_record.key_for(self, treedef, avals, statics, device.platform)
             if record is not None and not traced:
                 entry = function_record.load(record, avals, device, _fun_name(self.fun))
                 if entry is not None:
+                    entry.home = home
                     return entry
         entry = self._trace(args, kwargs, treedef, avals)
+        entry.home = home if entry.partitioned is None else None   # (on the maps' mesh)
         entry.function_record = record if entry.partitioned is None else None
         return entry
 
@@ -298,7 +325,10 @@ class JitFunction:
         return tuple(i for i, f in enumerate(flags) if f)
 
     # ---- compilation and execution ----------------------------------------------------
-    def _target_device(self):
+    def _target_device(self, entry=None):
+        """Where ``entry`` runs: its home, jit's ``device``, or the backend's first."""
+        if entry is not None and entry.home is not None:
+            return entry.home
         if self.device is not None:
             return self.device
         return devices.devices(self.backend)[0]
@@ -306,7 +336,7 @@ class JitFunction:
     def _compile(self, entry: Specialization) -> None:
         with self._specs.lock:  # one compile per specialization
             if entry.executable is None and not tiered.finish(entry):
-                compile_entry(entry, self._target_device(), _fun_name(self.fun))
+                compile_entry(entry, self._target_device(entry), _fun_name(self.fun))
 
     def __call__(self, *args, **kwargs):
         # inside another trace: trace through; a shard_map: it compiles for its devices
@@ -316,7 +346,8 @@ class JitFunction:
             return self._call_checked(args, kwargs)
         last = self._specs.last   # the hot path: one irax array, as at the last call
         if last is not None and len(args) == 1 and not kwargs and type(args[0]) is Array \
-                and args[0].aval is last[0] and config.trace_key is last[1]:
+                and args[0].aval is last[0] and config.trace_key is last[1] \
+                and args[0]._home is last[3]:
             entry = last[2]
             if entry.executable is not None and entry.partitioned is None:
                 return execute(entry, [args[0]])
@@ -369,7 +400,7 @@ class JitFunction:
             if entry.tier is not False:   # first calls: maybe interpreted (tiered.py)
                 with self._specs.lock:
                     if entry.executable is None:
-                        out = tiered.call(entry, self._target_device(),
+                        out = tiered.call(entry, self._target_device(entry),
                                           _fun_name(self.fun), leaves)
                         if out is not None:
                             return out

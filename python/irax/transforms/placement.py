@@ -39,9 +39,12 @@ def lay_out(x, shardings, api: str, what: str):
 
 
 def device_put(x, device=None, *, donate: bool = False, may_alias=None):
-    """Copies a pytree of arrays to ``device`` (default: the first device), or lays it out
-    as a sharding: a ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the
-    mesh of ``set_mesh``, or a pytree of those matching ``x``."""
+    """Copies a pytree of arrays to ``device``, or lays it out as a sharding: a
+    ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the mesh of
+    ``set_mesh``, or a pytree of those matching ``x``. As in JAX, what it places on a
+    device or sharding is committed there (``Array.committed``); with no device, a
+    committed array stays where it is and anything else goes, uncommitted, to the default
+    device."""
     if is_placement(device) or device is None:
         return tree_util.tree_map(lambda leaf: _put(leaf, device), x)
     try:
@@ -70,6 +73,9 @@ def _put(leaf, device, what: str = "", api: str = "device_put"):
         return leaf
     if isinstance(device, mesh_lib.SingleDeviceSharding):
         device = device._device
+    if device is None and type(leaf) is Array and leaf.committed:
+        leaf._check_live()
+        return leaf   # as JAX: a committed array stays on its device(s)
     if isinstance(leaf, Array):   # (not read: a sharded array keeps its shards)
         leaf._check_live()
         arr, aval = leaf, leaf.aval
@@ -82,7 +88,7 @@ def _put(leaf, device, what: str = "", api: str = "device_put"):
     if not isinstance(dev, devices.Device):
         raise TypeError(f"device_put: expected a device or a sharding, got {device!r}")
     buf = arr._device_buffer(dev)
-    return Array._from_device(buf, aval, dev)
+    return Array._from_device(buf, aval, dev, committed=device is not None)
 
 
 def device_get(x):
