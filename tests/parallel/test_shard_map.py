@@ -161,8 +161,9 @@ def test_threaded_collectives_share_their_work(mesh, monkeypatch):
     as views of the devices' buffers (not copied), all equal NumPy's."""
     runs = []
     original = spmd.SpmdProgram._run
-    monkeypatch.setattr(spmd.SpmdProgram, "_run",
-                        lambda self, k, args: runs.append(k) or original(self, k, args))
+    monkeypatch.setattr(spmd.SpmdProgram, "_run",   # (each device's compiled program)
+                        lambda self, fn, args: runs.append(args[0].home.id)
+                        or original(self, fn, args))
     writeable = []
     meet = spmd._Rendezvous.meet
     monkeypatch.setattr(spmd._Rendezvous, "meet", lambda self, pos, value, *a: (
@@ -185,7 +186,7 @@ def test_threaded_collectives_share_their_work(mesh, monkeypatch):
     v = rng.standard_normal(20).astype(np.float32)
     i = rng.integers(-50, 50, 4).astype(np.int32)
     out = g(v, i)
-    assert sorted(runs) == [0, 1, 2, 3]
+    assert sorted(runs) == sorted(d.id for d in mesh.devices.flat)
     assert writeable and not any(writeable)   # the mapped buffers, read-only
     blocks = v.reshape(4, 5)   # device k = 2 * x + y holds blocks[k]
     s = blocks.sum(0)
@@ -199,6 +200,53 @@ def test_threaded_collectives_share_their_work(mesh, monkeypatch):
     np.testing.assert_allclose(np.asarray(out["z"]), blocks[:, 0].sum(), rtol=1e-6)
     np.testing.assert_array_equal(np.asarray(out["g"]), blocks[:, :3].reshape(-1))
     np.testing.assert_array_equal(np.asarray(out["gs"]), blocks[:, 0])
+
+
+def test_threaded_psum_of_a_pytree_meets_once_per_dtype(mesh, monkeypatch):
+    """On threads, psum/pmean/pmax of a pytree (a gradient's leaves) sends the leaves of
+    one dtype as one flat array: the devices meet once per dtype and collective, not once
+    per leaf; each leaf's values are those of its own collective."""
+    meets = []
+    meet = spmd._Rendezvous.meet
+    monkeypatch.setattr(spmd._Rendezvous, "meet", lambda self, pos, value, *a: (
+        meets.append((pos, value.shape)), meet(self, pos, value, *a))[1])
+
+    def f(w, b, n):
+        tree = {"w": w, "b": b[:1], "n": n, "v": 2 * w[:1]}
+        return lax.psum(tree, "x"), lax.pmax(tree, ("x", "y")), lax.pmean((w, b), "y")
+
+    g = irax.shard_map(f, mesh=mesh, in_specs=(P("x", "y"), P(("x", "y")), P(("x", "y"))),
+                       out_specs=(P("y"), P(), P("x")), check_vma=False)
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((4, 6)).astype(np.float32)
+    b = rng.standard_normal(12).astype(np.float32)
+    n = rng.integers(-9, 9, 8).astype(np.int32)
+    s, m, mean = g(w, b, n)
+    per_device = {}
+    for pos, shape in meets:
+        per_device.setdefault(pos, []).append(shape)
+    # float32 leaves w (2x3), b[:1] (1), 2w[:1] (1x3) as one array of 10, the int32 leaf
+    # alone (pmax over two axes: one meeting per axis); pmean's two leaves as one of 9
+    assert per_device[0] == [(10,), (2,), (10,), (10,), (2,), (2,), (9,)], per_device[0]
+    blk = [w[2 * (k // 2):2 * (k // 2) + 2, 3 * (k % 2):3 * (k % 2) + 3] for k in range(4)]
+    bk, nk = b.reshape(4, 3), n.reshape(4, 2)
+    np.testing.assert_allclose(np.asarray(s["w"]), np.vstack([blk[0] + blk[2],
+                                                              blk[1] + blk[3]]), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(s["b"]), [bk[0, 0] + bk[2, 0], bk[1, 0] + bk[3, 0]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(s["n"]), np.hstack([nk[0] + nk[2],
+                                                                 nk[1] + nk[3]]))
+    np.testing.assert_allclose(np.asarray(s["v"]), np.vstack([2 * (blk[0] + blk[2])[:1],
+                                                              2 * (blk[1] + blk[3])[:1]]),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(m["w"]), np.max(blk, axis=0))
+    np.testing.assert_array_equal(np.asarray(m["n"]), nk.max(0))
+    np.testing.assert_allclose(np.asarray(mean[0]), np.vstack([(blk[0] + blk[1]) / 2,
+                                                               (blk[2] + blk[3]) / 2]),
+                               rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(mean[1]), np.hstack([(bk[0] + bk[1]) / 2,
+                                                               (bk[2] + bk[3]) / 2]),
+                               rtol=1e-6)
 
 
 def test_a_failing_device_stops_the_others(mesh):
@@ -224,8 +272,9 @@ def test_small_programs_run_as_one(mesh, monkeypatch):
     the shard_map runs as one program (the same values), decided once per signature."""
     runs = []
     original = spmd.SpmdProgram._run
-    monkeypatch.setattr(spmd.SpmdProgram, "_run",
-                        lambda self, k, args: runs.append(k) or original(self, k, args))
+    monkeypatch.setattr(spmd.SpmdProgram, "_run",   # (each device's compiled program)
+                        lambda self, fn, args: runs.append(args[0].home.id)
+                        or original(self, fn, args))
     f = irax.shard_map(lambda b: lax.psum(b, "x") * 2, mesh=mesh, in_specs=P("x"),
                        out_specs=P())
     a = shard_map_cases.inputs()["a"]

@@ -22,9 +22,10 @@ from irax.dialect import collective as C
 from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect.constant import Iota
-from irax.frontend.axes import bound_axis_size, emit_collective
+from irax.frontend.axes import bound_axis_size, emit_collective, spmd_handler
 from irax.frontend.callee import TraceBuilder
 from irax.frontend.trace import bind
+from irax.lax import _shape as LS
 from irax.lax import _util as U
 from irax.lax._misc import Token
 from irax.lax._shape_more import dynamic_index_in_dim, index_in_dim
@@ -55,22 +56,47 @@ def _nested(op_cls, x, names):
     return x
 
 
+def _reduced(op_cls, x, names):
+    """psum / pmax / pmin of every leaf of ``x``. Where each device runs its own program
+    (``spmd_handler``), the leaves of one dtype go as one flat array: one meeting of the
+    devices instead of one per leaf (a gradient's leaves, as XLA combines all-reduces);
+    each element is reduced as it would be alone."""
+    leaves, tree = tree_util.tree_flatten(x)
+    leaves = [U.as_operand(v) for v in leaves]
+    if len(leaves) < 2 or any(spmd_handler(str(n)) is None for n in names):
+        return tree_util.tree_unflatten(tree, [_nested(op_cls, v, names) for v in leaves])
+    out = list(leaves)
+    by_dtype: dict = {}
+    for i, v in enumerate(leaves):
+        by_dtype.setdefault(np.dtype(U.aval_of(v).dtype), []).append(i)
+    for group in by_dtype.values():
+        if len(group) == 1:
+            out[group[0]] = _nested(op_cls, leaves[group[0]], names)
+            continue
+        avals = [U.aval_of(leaves[i]) for i in group]
+        flat = LS.concatenate([U.reshape(leaves[i], (a.size,)) for i, a in zip(group, avals)],
+                              0)
+        total = _nested(op_cls, flat, names)
+        start = 0
+        for i, a in zip(group, avals):
+            out[i] = U.reshape(LS.slice(total, (start,), (start + a.size,)), a.shape)
+            start += a.size
+    return tree_util.tree_unflatten(tree, out)
+
+
 def psum(x, axis_name):
     """Sum of ``x`` over the mapped axis (axes) ``axis_name``; every example gets it."""
-    names = _names(axis_name)
-    return _leafwise(lambda v: _nested(C.Psum, v, names), x)
+    return _reduced(C.Psum, x, _names(axis_name))
 
 
 def pmax(x, axis_name):
     """Maximum of ``x`` over the mapped axis (axes) ``axis_name``."""
-    names = _names(axis_name)
-    return _leafwise(lambda v: _nested(C.Pmax, v, names), x)
+    return _reduced(C.Pmax, x, _names(axis_name))
 
 
 def pmin(x, axis_name):
     """Minimum of ``x`` over the mapped axis (axes) ``axis_name``."""
-    names = _names(axis_name)
-    return _leafwise(lambda v: _nested(C.Pmin, v, names), x)
+    return _reduced(C.Pmin, x, _names(axis_name))
 
 
 def pmean(x, axis_name):

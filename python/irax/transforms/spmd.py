@@ -15,6 +15,8 @@ gathered array, its block of a psum_scatter, a copy of its ppermute source.
     with bound_axis("x", 2, spmd=handler):      # lax.psum(v, "x") calls
         f(*blocks)                              #   handler(Psum, [v], attrs)
 
+The calling thread runs the last device's program, a worker thread each other one; the
+devices' compiled specializations are kept per argument signature and called directly.
 The results stay where they were computed: each device's output block is its shard of
 the result, without a gather. What this path cannot run (a collective under a
 transformation or in a loop or branch inside ``f``, on a non-CPU device) raises
@@ -31,16 +33,17 @@ from concurrent.futures import ThreadPoolExecutor, wait
 import numpy as np
 
 from irax.core import tree_util
-from irax.core.abstract import ShapeDtypeStruct
+from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
 from irax.dialect import collective as C
 from irax.dialect import elementwise as E
 from irax.frontend.axes import bound_axis
-from irax.frontend.compile import one_thread_each
+from irax.frontend.compile import execute, one_thread_each
 from irax.frontend.host_callback import borrowing_io_callback
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array
+from irax.runtime.buffers import to_device
 from irax.shard.split import MeshAxes
 
 
@@ -241,8 +244,15 @@ class SpmdProgram:
         self.small: set = set()   # argument signatures whose programs run as one
         self.out_specs: dict = {}  # argument signature -> the results' flat out specs
         self.lock = threading.Lock()   # one call at a time meets in rdv
-        self.pool = ThreadPoolExecutor(len(devices), thread_name_prefix="irax-spmd")
+        # the calling thread runs the last device's program, a worker each other one
+        self.pool = ThreadPoolExecutor(max(len(devices) - 1, 1), thread_name_prefix="irax-spmd")
         self.jitted = [jit(self._local(f), device=d) for d in devices]
+        #: each device's position in the mesh, an argument of its program, on the device
+        self.pos = [Array._from_device(to_device(d.hal, np.asarray(k, np.int32)),
+                                       ShapedArray((), np.dtype(np.int32)), d, True)
+                    for k, d in enumerate(devices)]
+        #: (argument signature, traced configuration) -> each device's specialization
+        self.entries: dict = {}
 
     def _local(self, f):
         mesh, rdv, hosts = self.mesh, self.rdv, self.hosts
@@ -276,20 +286,32 @@ class SpmdProgram:
         first = key not in self.out_specs
         if first and check is not None:
             check()
-        calls = [tree_util.tree_unflatten(tree, blocks)
-                 for blocks in device_blocks(leaves, specs, self.mesh)]
-        if first and self._prepare(calls):
+        blocks = device_blocks(leaves, specs, self.mesh)
+        calls = [tree_util.tree_unflatten(tree, b) for b in blocks]
+        entries = self._entries(key, calls)
+        if entries is None:
             self.small.add(key)
             return None
+        if config.jax_debug_nans or config.jax_debug_infs:   # the jit checks the results
+            runs = [(self._jitted, (k, calls[k])) for k in range(len(calls))]
+        else:   # the compiled programs, called directly (no signature to work out)
+            runs = [(execute, (entries[k], [self.pos[k]] + blocks[k]))
+                    for k in range(len(calls))]
         with self.lock:
             self.rdv.barrier.reset()
-            futures = [self.pool.submit(self._run, k, calls[k]) for k in range(len(calls))]
+            futures = [self.pool.submit(self._run, *run) for run in runs[:-1]]
+            try:
+                last = self._run(*runs[-1])
+            except BaseException as e:  # noqa: BLE001 - raised below, after the others
+                last = e
             wait(futures)
             errors = [fut.exception() for fut in futures if fut.exception() is not None]
+            if isinstance(last, BaseException):
+                errors.append(last)
             if errors:   # the device that failed first, not those it left waiting
                 real = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)]
                 raise (real or errors)[0]
-            outs = [fut.result() for fut in futures]
+            outs = [fut.result() for fut in futures] + [last]
         flat = [tree_util.tree_flatten(o) for o in outs]
         out_tree = flat[0][1]
         specs_out = self.out_specs.get(key)
@@ -302,21 +324,31 @@ class SpmdProgram:
             results.append(assemble(blocks, spec, self.mesh))
         return tree_util.tree_unflatten(out_tree, results)
 
-    def _prepare(self, calls) -> bool:
-        """Traces and compiles every device's program here, not in the threads (with no
-        more devices than cores each keeps to its thread); True when they are too small
-        to run on threads."""
+    def _entries(self, key, calls):
+        """Each device's compiled specialization for the arguments of signature ``key``,
+        traced and compiled here, not in the threads (with no more devices than cores
+        each keeps to its thread); None when they are too small to run on threads."""
+        at = (key, config.trace_key)
+        found = self.entries.get(at)
+        if found is not None:
+            return found
+        found = []
         with one_thread_each() if len(calls) >= (os.cpu_count() or 1) else \
                 contextlib.nullcontext():
             for k, call in enumerate(calls):
-                entry = self.jitted[k].lower(np.int32(k), call).compile()._entry
+                entry = self.jitted[k].lower(self.pos[k], call).compile()._entry
                 if k == 0 and _too_small(entry.work):
-                    return True
-        return False
+                    return None
+                found.append(entry)
+        self.entries[at] = found
+        return found
 
-    def _run(self, k, args):
+    def _jitted(self, k, args):
+        return self.jitted[k](self.pos[k], args)
+
+    def _run(self, fn, args):
         try:
-            return self.jitted[k](np.int32(k), args)
+            return fn(*args)
         except BaseException:
             self.rdv.barrier.abort()   # the others stop waiting for this device
             raise
