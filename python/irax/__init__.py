@@ -44,6 +44,7 @@ from irax.runtime.mesh import (  # noqa: F401
     make_mesh,
     set_mesh,
 )
+from irax.transforms import eager_sharded as _eager_sharded  # noqa: F401 - eager sharded ops
 from irax.transforms.autodiff import (  # noqa: F401
     grad,
     hessian,

@@ -1,9 +1,10 @@
 """Where results live, shared by irax's test and JAX (run as a script: JAX's facts into a
 JSON file): committed arrays (``device_put(x, device)``) decide the device of every
 computation they enter, eager or jitted, and make its results committed; uncommitted
-ones follow them; arrays committed to different devices cannot meet.
+ones follow them; arrays committed to different devices cannot meet. Eager computations
+on sharded arrays give sharded results.
 
-    python placement_cases.py out.json      # JAX's facts (two CPU devices)
+    python placement_cases.py out.json      # JAX's facts (four CPU devices)
 """
 
 import json
@@ -78,6 +79,48 @@ def errors(lib, jnp, lax):
     }
 
 
+def sharded_cases(lib, jnp, lax, mesh):
+    """name -> thunk: eager computations on arrays sharded over a 2x2 mesh, whose results
+    are sharded as the jitted primitive's partitioning lays them out."""
+    from_spec = lib.sharding.NamedSharding
+    P = lib.sharding.PartitionSpec
+    x = np.arange(16.0, dtype=np.float32).reshape(4, 4)
+    xs = lib.device_put(x, from_spec(mesh, P("x")))
+    ys = lib.device_put(x + 1, from_spec(mesh, P(None, "y")))
+    w = jnp.ones((4, 4))
+    return {
+        "elementwise": lambda: (xs + 1, xs * w, jnp.sin(xs), 2.0 * xs, xs + ys),
+        "reductions": lambda: (jnp.sum(xs), jnp.sum(xs, 0), jnp.sum(xs, 1), jnp.max(xs, 1)),
+        "matmul": lambda: (xs @ w, w @ ys),
+        "shape": lambda: (xs.reshape(16), xs.T, xs[0], xs[1:3]),
+        "grad": lambda: lib.grad(lambda a: (a * a).sum())(xs),
+        "vmap": lambda: lib.vmap(lambda r: r * 2)(xs),
+    }
+
+
+def sharded_errors(lib, jnp, mesh):
+    from_spec = lib.sharding.NamedSharding
+    xs = lib.device_put(np.zeros((4, 4), np.float32),
+                        from_spec(mesh, lib.sharding.PartitionSpec("x")))
+    one = lib.device_put(jnp.ones((4, 4)), lib.devices()[1])
+    return {"sharded_and_committed": lambda: xs + one}
+
+
+def spec_and_values(result) -> list:
+    """Per array of ``result``: its spec (lists of mesh axes per dimension, trailing whole
+    dimensions dropped; None for a single-device array) and its values."""
+    out = []
+    for a in leaves_of(result):
+        spec = getattr(a.sharding, "spec", None)
+        dims = None
+        if spec is not None:
+            dims = [[] if p is None else [p] if isinstance(p, str) else list(p) for p in spec]
+            while dims and not dims[-1]:
+                dims.pop()
+        out.append([dims, np.asarray(a).tolist()])
+    return out
+
+
 def leaves_of(out) -> list:
     """The arrays of a (nested) tuple result."""
     if isinstance(out, (list, tuple)):
@@ -94,9 +137,13 @@ def main(path):
     import jax.numpy as jnp
     from jax import lax
 
-    jax.config.update("jax_num_cpu_devices", 2)
+    jax.config.update("jax_num_cpu_devices", 4)
     got = {name: describe(thunk()) for name, thunk in cases(jax, jnp, lax).items()}
-    for name, thunk in errors(jax, jnp, lax).items():
+    mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
+    for name, thunk in sharded_cases(jax, jnp, lax, mesh).items():
+        got[f"sharded/{name}"] = spec_and_values(thunk())
+    errs = {**errors(jax, jnp, lax), **sharded_errors(jax, jnp, mesh)}
+    for name, thunk in errs.items():
         try:
             thunk()
             got[f"error/{name}"] = "no error"

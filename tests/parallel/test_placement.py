@@ -21,10 +21,11 @@ from irax.config import config
 
 @pytest.fixture(scope="module")
 def two_devices():
+    """The first two of four CPU devices (the sharded cases use a 2x2 mesh)."""
     old = config.jax_num_cpu_devices
-    config.update("jax_num_cpu_devices", 2)
+    config.update("jax_num_cpu_devices", 4)
     try:
-        yield irax.devices()
+        yield irax.devices()[:2]
     finally:
         config.update("jax_num_cpu_devices", old)
 
@@ -45,8 +46,29 @@ def test_results_are_placed_and_committed_as_jax_places_them(two_devices, jax_fa
     assert not wrong, "(irax, JAX) [committed, device ids] per result: " + repr(wrong)
 
 
+def test_eager_computations_on_sharded_arrays_stay_sharded_as_in_jax(two_devices, jax_facts):
+    """An eager op (or transformation) on sharded arrays is a jitted primitive partitioned
+    by their shardings, as in JAX: the results' specs and values are JAX's."""
+    mesh = irax.make_mesh((2, 2), ("x", "y"), axis_types=(irax.sharding.AxisType.Auto,) * 2)
+    for name, thunk in placement_cases.sharded_cases(irax, jnp, lax, mesh).items():
+        got, want = placement_cases.spec_and_values(thunk()), jax_facts[f"sharded/{name}"]
+        assert [g[0] for g in got] == [w[0] for w in want], name
+        for (_, g), (_, w) in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, err_msg=name)
+    # a loop is computed whole on every device (irax-partition has no rule for it): the
+    # values are JAX's, the result replicated where JAX keeps the split
+    xs = irax.device_put(np.ones((4, 2), np.float32),
+                         irax.sharding.NamedSharding(mesh, irax.P("x")))
+    out = lax.fori_loop(0, 3, lambda i, c: c * 2.0, xs)
+    np.testing.assert_array_equal(np.asarray(out), np.full((4, 2), 8.0))
+    assert out.sharding.mesh == mesh and out.committed
+
+
 def test_arrays_committed_to_different_devices_get_jaxs_error(two_devices, jax_facts):
-    for name, thunk in placement_cases.errors(irax, jnp, lax).items():
+    mesh = irax.make_mesh((2, 2), ("x", "y"), axis_types=(irax.sharding.AxisType.Auto,) * 2)
+    errs = {**placement_cases.errors(irax, jnp, lax),
+            **placement_cases.sharded_errors(irax, jnp, mesh)}
+    for name, thunk in errs.items():
         with pytest.raises(ValueError) as info:
             thunk()
         assert f"ValueError: {info.value}" == jax_facts[f"error/{name}"], name

@@ -128,8 +128,12 @@ def apply_transform(op_cls, callee: Callee, operands, result_avals, **attrs) -> 
             for o, v in zip(outs, values):
                 o._concrete = v
         return outs
-    # as JAX: results committed where the committed operands are
+    # as JAX: results committed where the committed operands are, or sharded as a jit of
+    # the transformation lays them out
     home = committed_device(operands + callee.trace.committed, callee.name)
+    if eager.sharded(operands):
+        return eager.SHARDED[1](lambda *ops: apply_transform(
+            op_cls, callee, list(ops), result_avals, **attrs), operands)
     if not callee.trace.concrete and (op_cls is not Vmap or config.irax_eager_vmap_compiled
                                       or not _all_concrete(operands)):
         # traced abstractly (vmap outside jit): compiled, so that it computes exactly

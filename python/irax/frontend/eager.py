@@ -45,8 +45,27 @@ def concrete_value(x) -> tuple[np.ndarray, ShapedArray]:
     raise TypeError(f"Value {x!r} of type {type(x)} is not a valid irax type")
 
 
+#: How eager computations on arrays sharded over several devices run, as JAX runs them:
+#: jitted, partitioned by their shardings, so that their results keep shardings
+#: (``transforms/eager_sharded.py`` sets both): ``[op(op_cls, args, attrs) -> results,
+#: run(fn, args) -> fn(*args) jitted]``
+SHARDED: list = [None, None]
+
+
+def sharded(args) -> bool:
+    """Whether an argument is an array sharded over several devices."""
+    for a in args:
+        if type(a) is Array and a._shards is not None and len(a._shards) > 1:
+            return SHARDED[0] is not None
+    return False
+
+
 def eager_op(op_cls, args, attrs) -> list[Array]:
-    """``op_cls`` applied to concrete ``args`` with its NumPy rule."""
+    """``op_cls`` applied to concrete ``args`` with its NumPy rule (or, for arrays sharded
+    over several devices, ``SHARDED``'s jitted primitive)."""
+    if sharded(args):
+        committed_device(args, op_cls.method, _operand_name)   # (JAX's error)
+        return SHARDED[0](op_cls, args, attrs)
     arrays, avals = [], []
     for a in args:
         v, av = concrete_value(a)

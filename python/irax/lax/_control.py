@@ -56,6 +56,8 @@ def _run(build, operands, api: str, key=None, state=None):
     if current_trace() is not None:
         return build(list(operands))
     home = committed_device(operands, api)
+    if eager.sharded(operands):   # jitted, sharded as the partitioner lays it out
+        return eager.SHARDED[1](lambda *ops: build(list(ops)), list(operands))
     return committed_to(_run_here(build, operands, api, key, state), home)
 
 

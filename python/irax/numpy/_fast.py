@@ -44,7 +44,7 @@ def fast_binary(op_cls, x, y, reflected=False):
     around them; this skips promotion, broadcasting and ``bind``."""
     aval = x.aval
     other = _operand(aval, y, x._home)
-    if other is None:
+    if other is None or x._shards is not None:
         return None
     a = x._numpy()
     if aval.dtype in _DIRECT:    # the rule itself: its result has the operands' dtype
@@ -72,7 +72,7 @@ def fast_compare(op_cls, x, y, direction: str, reflected=False):
     other case."""
     aval = x.aval
     other = _operand(aval, y, x._home)
-    if other is None:
+    if other is None or x._shards is not None:
         return None
     a = x._numpy()
     out_aval = aval.update(dtype=np.dtype(np.bool_), weak_type=False)
@@ -104,7 +104,7 @@ def _operand(aval, y, home=None):
             and abs(y) <= _FAST_MAX[aval.dtype]:
         return np.asarray(y, aval.dtype)
     if t is Array and y.aval == aval and y.aval.weak_type == aval.weak_type \
-            and y._home is home:
+            and y._home is home and y._shards is None:
         return y._numpy()
     return None
 
@@ -124,7 +124,7 @@ def _evaluate(op_cls, arrays, attrs, aval):
 def fast_unary(op_cls, x):
     """``op(x)`` for a concrete real floating ``irax.Array`` ``x`` outside any trace, for
     an op whose result has ``x``'s abstract value (sin, exp, sqrt, ...); None otherwise."""
-    if type(x) is not Array:
+    if type(x) is not Array or x._shards is not None:
         return None
     aval = x.aval
     if aval.dtype not in _FAST_FLOATS or current_trace() is not None:
@@ -147,7 +147,7 @@ def fast_reduce(op_cls, x, axes, keepdims):
 
 def _reduced(op_cls, x, axes, keepdims):
     """``fast_reduce``'s NumPy result and its abstract value, or None."""
-    if type(x) is not Array:
+    if type(x) is not Array or x._shards is not None:
         return None
     aval = x.aval
     if aval.dtype not in _REDUCE_FLOATS or current_trace() is not None:
@@ -168,10 +168,10 @@ def fast_select(cond, x, y):
     ``fast_binary``, a real floating Array of ``cond``'s shape with an operand of its
     abstract value or a Python scalar (either side): the result has that Array's abstract
     value, as promotion gives; None for every other case."""
-    if type(cond) is not Array or cond.aval.dtype != np.bool_:
+    if type(cond) is not Array or cond.aval.dtype != np.bool_ or cond._shards is not None:
         return None
     arr = x if type(x) is Array else y
-    if type(arr) is not Array or arr.aval.shape != cond.aval.shape:
+    if type(arr) is not Array or arr.aval.shape != cond.aval.shape or arr._shards is not None:
         return None
     aval = arr.aval
     other = _operand(aval, y if arr is x else x, arr._home)
@@ -203,7 +203,7 @@ def fast_matmul(a, b):
     type, each a vector or a matrix: the contraction's rule applied directly; None
     otherwise."""
     if type(a) is not Array or type(b) is not Array or current_trace() is not None \
-            or a._home is not b._home:
+            or a._home is not b._home or a._shards is not None or b._shards is not None:
         return None
     pa, pb = a.aval, b.aval
     if pa.dtype not in _DIRECT or pb.dtype != pa.dtype or pa.weak_type != pb.weak_type or \

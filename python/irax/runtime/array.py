@@ -254,25 +254,46 @@ class Array(ArrayMethods):
 
 def committed_device(leaves, fun: str = "", name_of=None):
     """The device the committed single-device arrays among ``leaves`` are on (None when
-    none is). Arrays committed to different devices cannot meet in one computation: the
-    error is JAX's, naming ``fun`` and each argument (``name_of(i)``, else ``args[i]``)."""
-    home = first = None
+    none is). Arrays committed to different devices cannot meet in one computation, nor a
+    sharded array one committed elsewhere than its devices: the error is JAX's, naming
+    ``fun`` and each argument (``name_of(i)``, else ``args[i]``)."""
+    home = first = spread = None
     for i, x in enumerate(leaves):
         if type(x) is Array:
             h = x._home
-            if h is not None and h is not home:
+            if h is None:
+                if x._shards is not None and spread is None:
+                    spread = i
+                continue
+            if h is not home:
                 if home is not None:
-                    raise ValueError("Received incompatible devices for jitted computation. "
-                                     f"Got {_described(leaves, first, home, fun, name_of)} "
-                                     f"and {_described(leaves, i, h, fun, name_of)}")
+                    raise _incompatible(leaves, first, i, fun, name_of)
                 home, first = h, i
+    if spread is not None:
+        devices = leaves[spread]._sharding.device_set
+        if home is not None and devices != {home}:
+            raise _incompatible(leaves, spread, first, fun, name_of)
+        for i in range(spread + 1, len(leaves)):
+            x = leaves[i]
+            if type(x) is Array and x._shards is not None and \
+                    x._sharding.device_set != devices:
+                raise _incompatible(leaves, spread, i, fun, name_of)
     return home
 
 
-def _described(leaves, k: int, device, fun: str, name_of) -> str:
+def _incompatible(leaves, a: int, b: int, fun: str, name_of) -> ValueError:
+    a, b = min(a, b), max(a, b)
+    return ValueError("Received incompatible devices for jitted computation. Got "
+                      f"{_described(leaves, a, fun, name_of)} and "
+                      f"{_described(leaves, b, fun, name_of)}")
+
+
+def _described(leaves, k: int, fun: str, name_of) -> str:
+    x = leaves[k]
+    devices = sorted(x.devices(), key=lambda d: d.id)
     name = name_of(k) if name_of is not None else f"args[{k}]"
-    return (f"argument {name} of {fun} with shape {leaves[k].aval.str_short()} and with "
-            f"device ids [{device.id}] on platform {device.platform.upper()}")
+    return (f"argument {name} of {fun} with shape {x.aval.str_short()} and with device ids "
+            f"{[d.id for d in devices]} on platform {devices[0].platform.upper()}")
 
 
 def committed_to(arrays: list, home) -> list:

@@ -203,12 +203,12 @@ class JitFunction:
             statics, dyn = self._split(args, kwargs)
             leaves, treedef = tree_util.tree_flatten(dyn)
             avals = tuple(abstractify(x, self.fun) for x in leaves)
-        if not traced and self._layout is None and not kwargs and _sharded(leaves):
-            raise _FollowsData   # (the call takes the arguments' shardings: _follow)
         # as JAX: the program runs on the device its committed arguments are on (a jit
         # laid out over a mesh runs on the mesh's devices)
         home = committed_device(leaves, _fun_name(self.fun), self._namer(args, kwargs)) \
             if self._layout is None else None
+        if not traced and self._layout is None and not kwargs and _sharded(leaves):
+            raise _FollowsData   # (the call takes the arguments' shardings: _follow)
         if self.abstracted_axes is not None:
             avals = self._abstract(treedef, args, kwargs, avals)
         elif _AUTO_DYNAMIC[0]:
