@@ -37,6 +37,16 @@ from irax.runtime.devices import (  # noqa: F401
     device_count,
     devices,
 )
+from irax.runtime.devices import default_device_scope as default_device  # noqa: F401
+from irax.runtime.make_array import (  # noqa: F401
+    live_arrays,
+    make_array_from_callback,
+    make_array_from_process_local_data,
+    make_array_from_single_device_arrays,
+    process_count,
+    process_index,
+    process_indices,
+)
 from irax.runtime.mesh import (  # noqa: F401
     NamedSharding,
     PartitionSpec,
@@ -64,7 +74,12 @@ from irax.transforms.jit import (  # noqa: F401
     make_mlir,
     typeof,
 )
-from irax.transforms.placement import block_until_ready, device_get, device_put  # noqa: F401
+from irax.transforms.placement import (  # noqa: F401
+    block_until_ready,
+    copy_to_host_async,
+    device_get,
+    device_put,
+)
 from irax.transforms.shard import pmap  # noqa: F401
 from irax.transforms.shard_map import shard_map  # noqa: F401
 from irax.transforms.specializations import clear_caches  # noqa: F401

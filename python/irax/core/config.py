@@ -137,6 +137,10 @@ config.define("irax_compilation_cache_memory_bytes", 64 << 20,
               "Most bytes of compiled modules kept in memory (least recently used dropped "
               "first); 0 keeps none.", _nonnegative_int,
               env="IRAX_COMPILATION_CACHE_MEMORY_BYTES")
+config.define("jax_default_device", None,
+              "The device uncommitted arrays and computations go to (a Device, or a "
+              "platform name for its first device); None: the first device. "
+              "irax.default_device(device) sets it for a block.", traced=True)
 config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
               _optional_str, env="JAX_PLATFORMS")
 config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)

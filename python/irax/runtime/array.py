@@ -108,8 +108,11 @@ class Array(ArrayMethods):
                 if dev is device and shard.aval.shape == self.aval.shape:
                     return shard._device_buffer(device)   # a whole copy is there
         dev = to_device(device.hal, self._numpy())
-        if self._dev is None and (self._home is None or self._home is device):
-            self._dev, self._device = dev, device   # (a committed array stays home)
+        # kept where the array lives: a committed one's device, an uncommitted one's
+        # device or else the default device (a copy elsewhere does not move it, as in JAX)
+        if self._dev is None and (device is self._home or self._home is None and (
+                device is self._device or self._device is None and device is default_device())):
+            self._dev, self._device = dev, device
         return dev
 
     def block_until_ready(self) -> Array:
@@ -140,10 +143,7 @@ class Array(ArrayMethods):
             return self._sharding
         if self._home is not None:
             return self._home
-        default = default_device()
-        dev = self._device   # (an uncommitted array's copy on another device of the platform
-        #                      leaves it on the default device, as in JAX)
-        return dev if dev is not None and dev.platform != default.platform else default
+        return self._device if self._device is not None else default_device()
 
     @property
     def committed(self) -> bool:

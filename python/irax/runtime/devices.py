@@ -247,7 +247,25 @@ def default_backend() -> str:
 
 
 def default_device() -> Device:
-    return devices()[0]
+    """Where uncommitted arrays and computations go: ``jax_default_device`` (a device, or
+    a platform name for its first device), else the first device."""
+    chosen = config.jax_default_device
+    if chosen is None:
+        return devices()[0]
+    if isinstance(chosen, str):
+        return devices(chosen)[0]
+    return chosen
+
+
+def default_device_scope(device):
+    """``irax.default_device(device)``: a context in which uncommitted arrays and
+    computations go to ``device`` (JAX's ``jax.default_device``; ``None``: the first
+    device)."""
+    if device is not None and not isinstance(device, (Device, str)):
+        raise ValueError("irax.default_device must be passed either a Device object (e.g. "
+                         "`irax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                         f"'gpu', got: {device!r}")
+    return config.override("jax_default_device", device)
 
 
 def device_count(backend: str | None = None) -> int:

@@ -331,7 +331,8 @@ class JitFunction:
             return entry.home
         if self.device is not None:
             return self.device
-        return devices.devices(self.backend)[0]
+        return devices.devices(self.backend)[0] if self.backend is not None else \
+            devices.default_device()
 
     def _compile(self, entry: Specialization) -> None:
         with self._specs.lock:  # one compile per specialization

@@ -96,6 +96,15 @@ def device_get(x):
     return tree_util.tree_map(lambda a: np.asarray(a) if hasattr(a, "__array__") else a, x)
 
 
+def copy_to_host_async(x):
+    """Starts copying every array of the pytree to the host (the copies are ready when
+    this returns: irax reads device buffers synchronously); returns ``x``."""
+    for leaf in tree_util.tree_leaves(x):
+        if hasattr(leaf, "copy_to_host_async"):
+            leaf.copy_to_host_async()
+    return x
+
+
 def block_until_ready(x):
     """Waits for every array of the pytree (calls are synchronous on IREE's local-task)."""
     for leaf in tree_util.tree_leaves(x):
