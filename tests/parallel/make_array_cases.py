@@ -8,6 +8,7 @@ import json
 import sys
 
 import numpy as np
+from jax_facts import error_messages, spec_dims
 
 
 def cases(lib, mesh):
@@ -64,15 +65,9 @@ def errors(lib, mesh):
 
 def describe(result) -> list:
     a, calls = result
-    spec = getattr(a.sharding, "spec", None)
-    dims = None
-    if spec is not None:
-        dims = [[] if p is None else [p] if isinstance(p, str) else list(p) for p in spec]
-        while dims and not dims[-1]:
-            dims.pop()
     shards = sorted([s.device.id, [[i.start, i.stop] for i in s.index],
                      np.asarray(s.data).tolist()] for s in a.addressable_shards)
-    return [dims, sorted(d.id for d in a.devices()), str(a.dtype), bool(a.committed),
+    return [spec_dims(a), sorted(d.id for d in a.devices()), str(a.dtype), bool(a.committed),
             np.asarray(a).tolist(), shards, calls]
 
 
@@ -82,12 +77,7 @@ def main(path):
     jax.config.update("jax_num_cpu_devices", 4)
     mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
     got = {name: describe(thunk()) for name, thunk in cases(jax, mesh).items()}
-    for name, thunk in errors(jax, mesh).items():
-        try:
-            thunk()
-            got[f"error/{name}"] = "no error"
-        except Exception as e:  # noqa: BLE001 (the message is the reference)
-            got[f"error/{name}"] = f"{type(e).__name__}: {e}"
+    got.update(error_messages(errors(jax, mesh)))
     d1 = jax.devices()[1]
     with jax.default_device(d1):
         x = jax.numpy.arange(3.0)

@@ -11,6 +11,7 @@ import json
 import sys
 
 import numpy as np
+from jax_facts import error_messages, spec_dims
 
 
 def cases(lib, jnp, lax):
@@ -109,16 +110,7 @@ def sharded_errors(lib, jnp, mesh):
 def spec_and_values(result) -> list:
     """Per array of ``result``: its spec (lists of mesh axes per dimension, trailing whole
     dimensions dropped; None for a single-device array) and its values."""
-    out = []
-    for a in leaves_of(result):
-        spec = getattr(a.sharding, "spec", None)
-        dims = None
-        if spec is not None:
-            dims = [[] if p is None else [p] if isinstance(p, str) else list(p) for p in spec]
-            while dims and not dims[-1]:
-                dims.pop()
-        out.append([dims, np.asarray(a).tolist()])
-    return out
+    return [[spec_dims(a), np.asarray(a).tolist()] for a in leaves_of(result)]
 
 
 def leaves_of(out) -> list:
@@ -142,13 +134,7 @@ def main(path):
     mesh = jax.make_mesh((2, 2), ("x", "y"), axis_types=(jax.sharding.AxisType.Auto,) * 2)
     for name, thunk in sharded_cases(jax, jnp, lax, mesh).items():
         got[f"sharded/{name}"] = spec_and_values(thunk())
-    errs = {**errors(jax, jnp, lax), **sharded_errors(jax, jnp, mesh)}
-    for name, thunk in errs.items():
-        try:
-            thunk()
-            got[f"error/{name}"] = "no error"
-        except Exception as e:  # noqa: BLE001 (the message is the reference)
-            got[f"error/{name}"] = f"{type(e).__name__}: {e}"
+    got.update(error_messages({**errors(jax, jnp, lax), **sharded_errors(jax, jnp, mesh)}))
     with open(path, "w") as f:
         json.dump(got, f, indent=1)
 

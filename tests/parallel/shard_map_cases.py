@@ -6,6 +6,7 @@ script under real JAX (4 host devices) for the values to match.
 """
 
 import numpy as np
+from jax_facts import spec_dims
 
 
 def inputs():
@@ -187,16 +188,7 @@ def errors(P, shard_map, NamedSharding, device_put, mesh):
     }
 
 
-def spec_of(x):
-    """A result's sharding spec as lists of mesh axes per dimension, trailing whole
-    dimensions dropped (None: not a NamedSharding)."""
-    spec = getattr(getattr(x, "sharding", None), "spec", None)
-    if spec is None:
-        return None
-    dims = [[] if p is None else [p] if isinstance(p, str) else list(p) for p in spec]
-    while dims and not dims[-1]:
-        dims.pop()
-    return dims
+spec_of = spec_dims   # (the name the cases use)
 
 
 def main(path):

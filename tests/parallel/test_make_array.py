@@ -3,36 +3,25 @@
 process API and ``default_device``, compared with JAX (``make_array_cases.py``, run by JAX
 in a subprocess with four CPU devices)."""
 
-import json
-import subprocess
-import sys
 
 import make_array_cases
 import numpy as np
 import pytest
+from jax_facts import run_script
 
 import irax
 import irax.numpy as jnp
-from irax.config import config
 
 
 @pytest.fixture(scope="module")
-def mesh():
-    old = config.jax_num_cpu_devices
-    config.update("jax_num_cpu_devices", 4)
-    try:
-        yield irax.make_mesh((2, 2), ("x", "y"), axis_types=(irax.sharding.AxisType.Auto,) * 2)
-    finally:
-        config.update("jax_num_cpu_devices", old)
+def mesh(four_devices):
+    return irax.make_mesh((2, 2), ("x", "y"), axis_types=(irax.sharding.AxisType.Auto,) * 2)
 
 
 @pytest.fixture(scope="module")
 def jax_facts(tmp_path_factory):
     pytest.importorskip("jax")
-    path = tmp_path_factory.mktemp("make_array") / "jax.json"
-    subprocess.run([sys.executable, make_array_cases.__file__, str(path)], check=True,
-                   capture_output=True)
-    return json.loads(path.read_text())
+    return run_script(make_array_cases.__file__, tmp_path_factory, "make_array")
 
 
 def test_arrays_built_from_blocks_match_jax(mesh, jax_facts):

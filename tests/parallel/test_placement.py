@@ -4,39 +4,28 @@ that device and commits its results there, uncommitted operands follow, and arra
 committed to different devices get JAX's error. Compared with JAX's own facts
 (``placement_cases.py``, run by JAX in a subprocess with two CPU devices)."""
 
-import json
-import subprocess
-import sys
 import threading
 
 import numpy as np
 import placement_cases
 import pytest
+from jax_facts import run_script
 
 import irax
 import irax.numpy as jnp
 from irax import lax
-from irax.config import config
 
 
 @pytest.fixture(scope="module")
-def two_devices():
+def two_devices(four_devices):
     """The first two of four CPU devices (the sharded cases use a 2x2 mesh)."""
-    old = config.jax_num_cpu_devices
-    config.update("jax_num_cpu_devices", 4)
-    try:
-        yield irax.devices()[:2]
-    finally:
-        config.update("jax_num_cpu_devices", old)
+    return four_devices[:2]
 
 
 @pytest.fixture(scope="module")
 def jax_facts(tmp_path_factory):
     pytest.importorskip("jax")
-    path = tmp_path_factory.mktemp("placement") / "jax.json"
-    subprocess.run([sys.executable, placement_cases.__file__, str(path)], check=True,
-                   capture_output=True)
-    return json.loads(path.read_text())
+    return run_script(placement_cases.__file__, tmp_path_factory, "placement")
 
 
 def test_results_are_placed_and_committed_as_jax_places_them(two_devices, jax_facts):
