@@ -42,8 +42,8 @@ def test_errors_match_jax(mesh, jax_facts):
 def test_default_device_and_processes_match_jax(mesh, jax_facts):
     d1 = irax.devices()[1]
     with irax.default_device(d1):
-        x = jnp.arange(3.0)
-        y = irax.jit(lambda a: a * 2)(x)
+        x = jnp.arange(3.0)   # (host data made here belongs to d1 when read after)
+        y = irax.jit(lambda a: a * 2)(jnp.arange(3.0))
         assert y._device is d1   # computed there, not relabelled
     assert [[sorted(d.id for d in v.devices()), v.committed] for v in (x, y)] == \
         jax_facts["default_device"]

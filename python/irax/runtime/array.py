@@ -19,10 +19,23 @@ import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.core.array_methods import ArrayMethods
+from irax.core.config import config
 from irax.core.dtypes import short_name
 from irax.runtime.buffers import to_device, to_host
 from irax.runtime.devices import default_device
 from irax.runtime.mesh import Shard, SingleDeviceSharding, check_shape, shard_layout
+
+#: the device of ``irax.default_device`` while one is set (else None): host data made then
+#: belongs there, as JAX places it at creation (kept by a config listener)
+_SCOPED = [None]
+
+
+def _on_config(name: str) -> None:
+    if name == "jax_default_device":
+        _SCOPED[0] = default_device() if config.jax_default_device is not None else None
+
+
+config.on_change(_on_config)
 
 
 class Array(ArrayMethods):
@@ -41,7 +54,7 @@ class Array(ArrayMethods):
         self.aval = aval
         self._host = data
         self._dev = None
-        self._device = home
+        self._device = home if home is not None else _SCOPED[0]
         self._deleted = False
         self._sharding = self._shards = None
         self._home = home
