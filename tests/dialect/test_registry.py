@@ -164,3 +164,16 @@ def test_ir_type_round_trip_for_every_dtype():
     for dt in dtypes.all_dtypes:
         aval = ShapedArray((2, 3), dt)
         assert mlir.aval_of_type(mlir.to_ir_type(aval)) == aval
+
+
+def test_collectives_run_between_devices_and_between_threads():
+    """Every collective has a form between the devices of one program (irax-shard's
+    ``between_devices``) and, but ``axis_index`` (arithmetic on the device's position),
+    one between devices whose programs run on threads (``between_threads``)."""
+    from irax.dialect.collective import AxisIndex, Collective
+
+    found = [cls for cls in REGISTRY.values() if issubclass(cls, Collective)]
+    assert len(found) >= 8
+    for cls in found:
+        assert cls.between_devices is not None, cls.name
+        assert (cls.between_threads is not None) == (cls is not AxisIndex), cls.name

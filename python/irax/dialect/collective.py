@@ -28,6 +28,7 @@ import numpy as np
 from irax.core import dtypes
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
+from irax.dialect import collective_threads as T
 from irax.dialect.base import Linear, Op, OpError
 from irax.dialect.shape import insert_at, like
 
@@ -48,6 +49,10 @@ class Collective(Op):
     #: **attrs)`` -> each device's result, on that device, from each device's operand, as
     #: transfers between the group's devices; None: gathered and batched on the first
     between_devices = None
+    #: ``transforms/spmd.py``'s rule (``dialect/collective_threads.py``):
+    #: ``between_threads(aval, **attrs)`` -> how a device running its own program on a
+    #: thread computes its part from its group's operands; None: no per-device form
+    between_threads = None
     no_rules = {"shard": "a collective names the axis of an enclosing map or shard_map, whose "
                          "callee irax-partition does not enter"}
     #: the attribute that names a dimension of the operand (None: shape-preserving op)
@@ -132,6 +137,7 @@ class Psum(Linear, Collective):
     name = "irax.psum"
     varies_along_axis = False
     between_devices = _tree("add")
+    between_threads = T.reducing(np.add)
 
     @classmethod
     def infer(cls, x, *, axis_name):
@@ -158,6 +164,7 @@ class Pmax(Collective):
     name = "irax.pmax"
     varies_along_axis = False
     between_devices = _tree("max")
+    between_threads = T.reducing(np.maximum)
     reduce_method = "reduce_max"
 
     @classmethod
@@ -190,6 +197,7 @@ class Pmin(Pmax):
 
     name = "irax.pmin"
     between_devices = _tree("min")
+    between_threads = T.reducing(np.minimum)
     reduce_method = "reduce_min"
 
 
@@ -216,6 +224,8 @@ class AllGather(Linear, Collective):
 
     name = "irax.all_gather"
     varies_along_axis = True
+
+    between_threads = classmethod(T.all_gather)
 
     @classmethod
     def between_devices(cls, b, vals, devices, *, axis, tiled, **attrs):
@@ -273,6 +283,8 @@ class PsumScatter(Linear, Collective):
 
     name = "irax.psum_scatter"
     varies_along_axis = True
+
+    between_threads = classmethod(T.psum_scatter)
 
     @classmethod
     def between_devices(cls, b, vals, devices, *, scatter_dimension, tiled, **attrs):
@@ -362,6 +374,8 @@ class AllToAll(Linear, Collective):
         shape[concat_axis] *= axis_size
         return like(x, shape)
 
+    between_threads = classmethod(T.all_to_all)
+
     @classmethod
     def between_devices(cls, b, vals, devices, *, split_axis, concat_axis, **attrs):
         """Each device receives its block of every other device's operand directly (a
@@ -450,6 +464,8 @@ class Ppermute(Linear, Collective):
 
     name = "irax.ppermute"
     varies_along_axis = True
+
+    between_threads = classmethod(T.ppermute)
 
     @classmethod
     def between_devices(cls, b, vals, devices, *, perm, **attrs):

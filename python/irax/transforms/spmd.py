@@ -83,109 +83,13 @@ def _groups(mesh, name) -> dict:
     return out
 
 
-def _part(size: int, n: int, i: int) -> slice:
-    """Device ``i`` of ``n``'s share of ``size`` flat elements."""
-    return slice(size * i // n, size * (i + 1) // n)
-
-
-class _Reduce:
-    """psum / pmax / pmin: each member reduces its share of the elements over the
-    group's operands into the group's shared result (a reduce-scatter and an all-gather
-    in one array); every member's result is that array."""
-
-    shares = True
-
-    def __init__(self, ufunc, aval):
-        self.ufunc, self.aval = ufunc, aval
-
-    def __call__(self, vals, i, x, out):
-        at = _part(out.size, len(vals), i)
-        dst = out.reshape(-1)[at]
-        src = [np.asarray(v, self.aval.dtype).reshape(-1)[at] for v in vals]
-        if len(src) == 1:
-            np.copyto(dst, src[0])
-        else:
-            self.ufunc(src[0], src[1], out=dst)
-            for v in src[2:]:
-                self.ufunc(dst, v, out=dst)
-        return out
-
-
-class _Gather:
-    """all_gather: each member copies its own operand into its place of the group's
-    shared result."""
-
-    shares = True
-
-    def __init__(self, axis: int, tiled: bool, aval):
-        self.axis, self.tiled, self.aval = axis, tiled, aval
-
-    def __call__(self, vals, i, x, out):
-        at = [slice(None)] * out.ndim
-        if self.tiled:
-            n = out.shape[self.axis] // len(vals)
-            at[self.axis] = slice(i * n, (i + 1) * n)
-        else:
-            at[self.axis] = i
-        out[tuple(at)] = x
-        return out
-
-
-class _Own:
-    """A collective whose members' results differ (psum_scatter, ppermute): each
-    computes its own from the group's operands into a new array (``fn`` returns one
-    that no operand's buffer backs: the operands are unmapped once the call returns)."""
-
-    shares = False
-
-    def __init__(self, fn, aval):
-        self.fn, self.aval = fn, aval
-
-    def __call__(self, vals, i, x, out):
-        return np.asarray(self.fn(vals, i, x), dtype=self.aval.dtype)
-
-
 def _host_rule(op_cls, attrs, aval):
-    """The rule of one device's part of the collective (``_Rendezvous.meet``), from its
-    group's operands, with NumPy (ufuncs, which let the other devices' threads run
-    meanwhile)."""
-    if op_cls in (C.Psum, C.Pmax, C.Pmin):
-        return _Reduce({C.Psum: np.add, C.Pmax: np.maximum, C.Pmin: np.minimum}[op_cls], aval)
-    if op_cls is C.AllGather:
-        return _Gather(attrs["axis"], attrs["tiled"], aval)
-    if op_cls is C.PsumScatter:
-        sd, tiled = attrs["scatter_dimension"], attrs["tiled"]
-
-        def scatter(vals, i, x):
-            at = [slice(None)] * x.ndim
-            if tiled:
-                n = x.shape[sd] // len(vals)
-                at[sd] = slice(i * n, (i + 1) * n)
-            else:
-                at[sd] = i
-            at = tuple(at)
-            total = np.array(vals[0][at])      # a copy, summed into in place
-            for v in vals[1:]:
-                np.add(total, v[at], out=total)
-            return total
-        return _Own(scatter, aval)
-    if op_cls is C.AllToAll:
-        split, concat = attrs["split_axis"], attrs["concat_axis"]
-
-        def exchange(vals, i, x):
-            n = x.shape[split] // len(vals)
-            at = [slice(None)] * x.ndim
-            at[split] = slice(i * n, (i + 1) * n)
-            return np.concatenate([v[tuple(at)] for v in vals], axis=concat)
-        return _Own(exchange, aval)
-    if op_cls is C.Ppermute:
-        flat = attrs["perm"]
-        source = {d: s for s, d in zip(flat[::2], flat[1::2])}
-
-        def permute(vals, i, x):
-            return np.array(vals[source[i]]) if i in source else np.zeros_like(x)
-        return _Own(permute, aval)
-    raise NotSpmd(f"{op_cls.name} has no per-device form")
+    """The rule of one device's part of the collective (``_Rendezvous.meet``): the op
+    class's ``between_threads`` (NumPy ufuncs, which let the other devices' threads run
+    meanwhile; ``dialect/collective_threads.py``)."""
+    if op_cls.between_threads is None:
+        raise NotSpmd(f"{op_cls.name} has no per-device form")
+    return op_cls.between_threads(aval, **attrs)
 
 
 class _Handler:
