@@ -15,6 +15,7 @@ on them: they are computed the same way, on a copy of the functions involved.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +33,17 @@ from irax.frontend.eager import concrete_value
 from irax.frontend.trace import Trace, bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.runtime.array import Array, committed_device, committed_to
+
+
+def arg_names(fun, nargs: int) -> list[str]:
+    """The names of ``fun``'s first ``nargs`` positional parameters for messages
+    (``args[i]`` past those its signature names)."""
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return [names[i] if i < len(names) else f"args[{i}]" for i in range(nargs)]
 
 
 def fun_name(fun, qualified: bool = False) -> str:

@@ -19,7 +19,7 @@ from irax.core import dtypes, tree_util
 from irax.core.abstract import ShapedArray, ShapeDtypeStruct
 from irax.core.config import config
 from irax.frontend import debug_nans, function_record, tiered
-from irax.frontend.callee import fun_name, fun_origin
+from irax.frontend.callee import arg_names, fun_name, fun_origin
 from irax.frontend.compile import (
     Specialization,
     clone_module,
@@ -242,12 +242,7 @@ class JitFunction:
             if path[0].idx == 1:   # a keyword argument
                 return path[1].key + tree_util.keystr(path[2:])
             dyn_pos = [k for k in range(len(args)) if k not in self.static_argnums]
-            sig = _signature(self.fun)
-            params = [] if sig is None else [
-                q.name for q in sig.parameters.values()
-                if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)]
-            k = dyn_pos[path[1].idx]
-            return (params[k] if k < len(params) else f"args[{k}]") + \
+            return arg_names(self.fun, len(args))[dyn_pos[path[1].idx]] + \
                 tree_util.keystr(path[2:])
         return name
 

@@ -31,6 +31,7 @@ from irax.frontend.axes import bound_axis
 from irax.frontend.callee import (
     TraceBuilder,
     apply_transform,
+    arg_names,
     fun_name,
     fun_symbol,
     leaf_aval_and_value,
@@ -45,7 +46,6 @@ from irax.transforms.device_program import DeviceProgram
 from irax.transforms.jit import eval_shape, jit
 from irax.transforms.layout import ir_mesh, note_mesh, spec_dims
 from irax.transforms.spmd import NotSpmd, SpmdProgram
-from irax.transforms.vectorize import _arg_names
 
 P = mesh_lib.PartitionSpec
 
@@ -308,7 +308,7 @@ def _shard_map_call(f, mesh, in_specs, out_specs, args, check_vma=True):
 
 
 def _leaf_names(f, args) -> list[str]:
-    params = _arg_names(f, len(args))
+    params = arg_names(f, len(args))
     out = []
     for i, (param, a) in enumerate(zip(params, args)):
         bound = "" if param.startswith("args[") else \

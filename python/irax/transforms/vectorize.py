@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import collections
 import functools
-import inspect
 from typing import Any, Callable
 
 from irax.core import tree_util
@@ -21,6 +20,7 @@ from irax.frontend import eager
 from irax.frontend.axes import bound_axis
 from irax.frontend.callee import (
     apply_transform,
+    arg_names,
     fun_name,
     fun_symbol,
     leaf_aval_and_value,
@@ -48,15 +48,6 @@ def _check_axes_spec(spec, what: str, api: str = "vmap") -> None:
         if leaf is not None and not isinstance(leaf, int):
             raise TypeError(f"{api} {what} must be an int, None, or (nested) container with "
                             f"those types as leaves, but got {spec}.")
-
-
-def _arg_names(fun, nargs: int) -> list[str]:
-    try:
-        params = list(inspect.signature(fun).parameters.values())
-    except (TypeError, ValueError):
-        params = []
-    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    return [names[i] if i < len(names) else f"args[{i}]" for i in range(nargs)]
 
 
 def _broadcast_prefix(prefix, tree, what: str, fun, api: str = "vmap"):
@@ -134,9 +125,8 @@ def map_call(op_cls, fun, in_axes, out_axes, axis_name, axis_size, args, kwargs,
 
 
 def _leaf_names(fun, args, kwargs) -> list[str]:
-    arg_names = _arg_names(fun, len(args))
     names = []
-    for name, a in zip(arg_names, args):
+    for name, a in zip(arg_names(fun, len(args)), args):
         paths = tree_util.tree_flatten_with_path(a)[0]
         prefix = name if name.startswith("args[") else f"argument {name}"
         names += [prefix + tree_util.keystr(p) for p, _ in paths]
