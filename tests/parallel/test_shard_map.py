@@ -249,6 +249,21 @@ def test_threaded_psum_of_a_pytree_meets_once_per_dtype(mesh, monkeypatch):
                                rtol=1e-6)
 
 
+def test_clear_caches_drops_the_threaded_programs(mesh):
+    """The devices' compiled programs a shard_map on threads keeps per signature go with
+    ``irax.clear_caches``; the next call compiles them again, with the same values."""
+    g = irax.shard_map(lambda b: lax.psum(b * 2, "x"), mesh=mesh, in_specs=P("x", "y"),
+                       out_specs=P(None, "y"))
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    first = np.asarray(g(a))
+    programs = [p for p in spmd._PROGRAMS if p.mesh is mesh and p.entries]
+    assert programs
+    irax.clear_caches()
+    assert not any(p.entries for p in programs)
+    np.testing.assert_array_equal(np.asarray(g(a)), first)
+    assert any(p.entries for p in programs)
+
+
 def test_a_failing_device_stops_the_others(mesh):
     """On threads, a device whose program fails releases the others waiting for it at a
     collective: its error is raised (no hang), and the next call runs normally."""

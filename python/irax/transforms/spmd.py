@@ -28,12 +28,13 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 
 from irax.core import tree_util
-from irax.core.abstract import ShapedArray, ShapeDtypeStruct
+from irax.core.abstract import ShapeDtypeStruct
 from irax.core.config import config
 from irax.dialect import collective as C
 from irax.dialect import elementwise as E
@@ -43,8 +44,9 @@ from irax.frontend.host_callback import borrowing_io_callback
 from irax.frontend.trace import bind, current_trace
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array
-from irax.runtime.buffers import to_device
 from irax.shard.split import MeshAxes
+from irax.transforms.placement import device_put
+from irax.transforms.specializations import on_clear_caches
 
 
 class NotSpmd(Exception):
@@ -133,6 +135,18 @@ def _host_function(rule, groups, rdv):
     return host
 
 
+#: every per-device program set, for ``clear_caches``
+_PROGRAMS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _clear() -> None:
+    for program in list(_PROGRAMS):
+        program.entries.clear()
+
+
+on_clear_caches(_clear)
+
+
 class SpmdProgram:
     """One shard_map's per-device programs for one mesh: ``f`` jitted for each device,
     run on a thread per device."""
@@ -152,11 +166,11 @@ class SpmdProgram:
         self.pool = ThreadPoolExecutor(max(len(devices) - 1, 1), thread_name_prefix="irax-spmd")
         self.jitted = [jit(self._local(f), device=d) for d in devices]
         #: each device's position in the mesh, an argument of its program, on the device
-        self.pos = [Array._from_device(to_device(d.hal, np.asarray(k, np.int32)),
-                                       ShapedArray((), np.dtype(np.int32)), d, True)
-                    for k, d in enumerate(devices)]
+        self.pos = [device_put(np.int32(k), d) for k, d in enumerate(devices)]
         #: (argument signature, traced configuration) -> each device's specialization
+        #: (dropped by ``irax.clear_caches``, with the jits' own)
         self.entries: dict = {}
+        _PROGRAMS.add(self)
 
     def _local(self, f):
         mesh, rdv, hosts = self.mesh, self.rdv, self.hosts
