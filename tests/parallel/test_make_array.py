@@ -52,7 +52,11 @@ def test_default_device_and_processes_match_jax(mesh, jax_facts):
     with irax.default_device("cpu"):
         assert jnp.zeros(2).devices() == {irax.devices()[0]}
     with pytest.raises(ValueError, match="must be passed either a Device object"):
-        irax.default_device(3)
+        with irax.default_device(3):
+            pass
+    with pytest.raises(ValueError, match="jax_default_device: irax.default_device must"):
+        irax.config.update("jax_default_device", 3.5)
+    assert irax.config.jax_default_device is None
     assert [irax.process_count(), irax.process_index(), irax.process_indices()] == \
         jax_facts["process"]
 

@@ -32,6 +32,15 @@ def _optional_str(v: Any) -> str | None:
     return None if v is None else str(v)
 
 
+def _device_like(v: Any):
+    """None, a platform name, or a device (anything with a platform and an id)."""
+    if v is None or isinstance(v, str) or (hasattr(v, "platform") and hasattr(v, "id")):
+        return v
+    raise ValueError("irax.default_device must be passed either a Device object (e.g. "
+                     "`irax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
+                     f"'gpu', got: {v!r}")
+
+
 def _int(v: Any) -> int:
     try:
         return int(v)
@@ -140,7 +149,8 @@ config.define("irax_compilation_cache_memory_bytes", 64 << 20,
 config.define("jax_default_device", None,
               "The device uncommitted arrays and computations go to (a Device, or a "
               "platform name for its first device); None: the first device. "
-              "irax.default_device(device) sets it for a block.", traced=True)
+              "irax.default_device(device) sets it for a block.", _device_like,
+              traced=True)
 config.define("jax_platforms", None, "Comma-separated platforms to use (cpu, cuda, vulkan).",
               _optional_str, env="JAX_PLATFORMS")
 config.define("jax_num_cpu_devices", 1, "Number of local CPU devices.", _int)

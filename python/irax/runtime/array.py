@@ -32,7 +32,10 @@ _SCOPED = [None]
 
 def _on_config(name: str) -> None:
     if name == "jax_default_device":
-        _SCOPED[0] = default_device() if config.jax_default_device is not None else None
+        try:
+            _SCOPED[0] = default_device() if config.jax_default_device is not None else None
+        except Exception:  # noqa: BLE001 - a platform without devices: raised where used
+            _SCOPED[0] = None
 
 
 config.on_change(_on_config)

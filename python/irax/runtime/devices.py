@@ -260,11 +260,7 @@ def default_device() -> Device:
 def default_device_scope(device):
     """``irax.default_device(device)``: a context in which uncommitted arrays and
     computations go to ``device`` (JAX's ``jax.default_device``; ``None``: the first
-    device)."""
-    if device is not None and not isinstance(device, (Device, str)):
-        raise ValueError("irax.default_device must be passed either a Device object (e.g. "
-                         "`irax.devices('cpu')[0]`) or a platform name string like 'cpu' or "
-                         f"'gpu', got: {device!r}")
+    device; checked as the option is, on entering the block)."""
     return config.override("jax_default_device", device)
 
 
