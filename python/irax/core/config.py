@@ -233,6 +233,11 @@ config.define("irax_cpu_allocator_cache_bytes", 2 << 30,
               "Most bytes of device buffers the caching CPU allocator holds, live and "
               "free together, before it returns freed ones to the system.",
               _nonnegative_int, env="IRAX_CPU_ALLOCATOR_CACHE_BYTES")
+config.define("irax_cpu_huge_pages", True,
+              "Back CPU buffers of 4 MB or more with transparent huge pages (Linux, where "
+              "the kernel's mode is 'madvise'): host data copied in and programs' large "
+              "results (docs/performance.md, 'Huge pages for large buffers').",
+              _bool, env="IRAX_CPU_HUGE_PAGES")
 config.define("irax_tiered_jit", True,
               "Run the first calls of a jitted function that is not in the compile cache "
               "on the reference interpreter while IREE compiles it on another thread "

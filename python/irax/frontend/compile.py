@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import hashlib
 import logging
+import math
 import threading
 
 from irax.core import tree_util
@@ -27,7 +28,7 @@ from irax.frontend import program_cache
 from irax.lowering.stablehlo import num_devices
 from irax.lowering.work import measure
 from irax.passes import pipelines, run_pipeline
-from irax.runtime import devices
+from irax.runtime import devices, hugepages
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import (
     DATA_TILING_FLAGS,
@@ -195,6 +196,10 @@ def _install(entry, device, name, group, vmfb, work, function) -> None:
         entry.executable = _executable(vmfb, home, group, out_dtypes, function,
                                        wants_threads(work, device, len(group)))
     entry.device = home
+    if home.platform == "cpu" and not group:   # large results on huge pages
+        hugepages.reserve(devices.runtime(), home.hal,
+                          [math.prod(a.shape) * a.dtype.itemsize for a in entry.out_avals
+                           if all(type(d) is int for d in a.shape)])
     if config.jax_log_compiles:   # as JAX: one WARNING per specialization made ready
         logging.getLogger("irax").warning(
             "irax: jit(%s) compiled for arguments (%s) on %s", name,

@@ -19,6 +19,7 @@ import os
 import threading
 
 from irax.core.config import config
+from irax.runtime import hugepages
 
 _PLATFORM_DRIVERS = {"cpu": "local-task", "cuda": "cuda", "vulkan": "vulkan", "rocm": "hip"}
 #: platform names jax_platforms may use for others (JAX's aliases)
@@ -276,3 +277,4 @@ def trim_allocators() -> None:
     for d in made:
         for hal in d.hal_devices():
             hal.allocator.trim()
+    hugepages.forget()
