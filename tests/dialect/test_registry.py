@@ -177,3 +177,14 @@ def test_collectives_run_between_devices_and_between_threads():
     for cls in found:
         assert cls.between_devices is not None, cls.name
         assert (cls.between_threads is not None) == (cls is not AxisIndex), cls.name
+
+
+def test_region_ops_are_partitioned_region_by_region():
+    """Every op with regions (loops, branches) has a ``shard_regions`` rule, which
+    irax-partition applies instead of running it whole on every device."""
+    from irax.dialect.control_flow.region_op import RegionOp
+
+    found = [cls for cls in REGISTRY.values() if issubclass(cls, RegionOp)]
+    assert {cls.name for cls in found} >= {"irax.while", "irax.scan", "irax.cond"}
+    for cls in found:
+        assert cls.shard_regions is not None, cls.name

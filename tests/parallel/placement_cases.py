@@ -96,6 +96,10 @@ def sharded_cases(lib, jnp, lax, mesh):
         "shape": lambda: (xs.reshape(16), xs.T, xs[0], xs[1:3]),
         "grad": lambda: lib.grad(lambda a: (a * a).sum())(xs),
         "vmap": lambda: lib.vmap(lambda r: r * 2)(xs),
+        "loops": lambda: (lax.fori_loop(0, 3, lambda i, c: c * 2.0, xs),
+                          lax.scan(lambda c, r: (c + r, c * r), jnp.zeros(4), ys),
+                          lax.while_loop(lambda c: c.sum() < 1000.0, lambda c: c * 3.0, xs + 1)),
+        "cond": lambda: lax.cond(True, lambda a: a.T, lambda a: a + 1.0, xs),
     }
 
 

@@ -425,8 +425,8 @@ def test_results_left_open_keep_the_propagated_sharding(mesh):
     assert single[0].sharding == rows and len(single[0].addressable_shards) == 4
     out = irax.jit(g, in_shardings=rows, out_shardings=None)(a)    # one program
     np.testing.assert_allclose(np.asarray(out), a * 0.25 + 1.0, rtol=1e-6)
-    # a loop has no sharding rule of its own: computed whole on every device, replicated
-    assert out.sharding == NamedSharding(mesh, P())
+    # the loop keeps its carry's split, as JAX does
+    assert out.sharding == rows
 
 
 def test_reshape_keeps_every_split_whose_blocks_stay_contiguous():

@@ -44,13 +44,6 @@ def test_eager_computations_on_sharded_arrays_stay_sharded_as_in_jax(two_devices
         assert [g[0] for g in got] == [w[0] for w in want], name
         for (_, g), (_, w) in zip(got, want):
             np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, err_msg=name)
-    # a loop is computed whole on every device (irax-partition has no rule for it): the
-    # values are JAX's, the result replicated where JAX keeps the split
-    xs = irax.device_put(np.ones((4, 2), np.float32),
-                         irax.sharding.NamedSharding(mesh, irax.P("x")))
-    out = lax.fori_loop(0, 3, lambda i, c: c * 2.0, xs)
-    np.testing.assert_array_equal(np.asarray(out), np.full((4, 2), 8.0))
-    assert out.sharding.mesh == mesh and out.committed
 
 
 def test_arrays_committed_to_different_devices_get_jaxs_error(two_devices, jax_facts):

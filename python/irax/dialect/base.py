@@ -104,6 +104,9 @@ class Op:
     jvp = None
     #: ``shard(specs, avals, out_avals, mesh, **attrs) -> ShardPlan`` (dialect/sharding.py)
     shard = None
+    #: ``shard_regions(p, **attrs) -> RegionPlan``: a region op partitioned region by
+    #: region (loops, branches: shard/regions.py); None: ``shard`` alone decides
+    shard_regions = None
     transpose = None
     batch = None
     canonicalize = None

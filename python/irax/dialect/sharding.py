@@ -133,6 +133,54 @@ class ShardPlan:
     attrs: dict | None = None
 
 
+@dataclass
+class RegionPlan:
+    """What a ``shard_regions`` rule (a loop's or a branch's, ``shard/regions.py``)
+    decides: the sharding each operand needs (``operands``), each region's arguments
+    (``args``, one list per region) and results (``results``, idem; the region's results
+    are moved there), and the op's results (``out``)."""
+
+    operands: list
+    args: list
+    results: list
+    out: list
+
+
+def refine(a: Spec, b: Spec) -> Spec:
+    """``a`` split further where ``b`` splits it more: a dimension whose mesh axes ``b``
+    extends (``()`` to ``("x",)``, ``("x",)`` to ``("x", "y")``) takes ``b``'s, unless
+    that uses an axis ``a`` (or an earlier such dimension) already does. Cutting a value
+    to the finer sharding is local (each device slices its block), so a loop's carry or
+    a branch's result can take it without communication (as JAX's propagation does)."""
+    rank = max(len(a), len(b))
+    a, b = pad(a, rank), pad(b, rank)
+    used = set(axes_of(a))
+    out = list(a)
+    for d, (x, y) in enumerate(zip(a, b)):
+        extra = y[len(x):]
+        if len(y) > len(x) and y[:len(x)] == x and not used.intersection(extra):
+            out[d] = y
+            used.update(extra)
+    return tuple(out)
+
+
+def settled_carry(run, carry: list) -> tuple[list, list]:
+    """The shardings of a loop's carry: its initial values', refined (``refine``) where
+    the body splits its results further, until the body's results ask for nothing more;
+    ``run(carry)`` says what the body's results come out as for a carry of those
+    shardings (carry first). Every round only adds mesh axes, so it ends; the body's
+    results are moved to the carry's shardings at the end of every trip (nothing moves
+    where the body keeps them), as JAX keeps a loop's carry as its initial value has it.
+    Returns the carry's shardings and the body's results for them."""
+    carry = list(carry)
+    while True:
+        out = run(carry)
+        new = [refine(c, o) for c, o in zip(carry, out)]
+        if new == carry:
+            return carry, out
+        carry = new
+
+
 def merge(candidates, rank: int) -> Spec:
     """One sharding from several in the same coordinates: each dimension takes the first
     candidate's axes that no other dimension already uses."""

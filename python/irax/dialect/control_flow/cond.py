@@ -8,10 +8,13 @@ over the branches' VJPs (each recomputes its branch's forward values).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import OpError
 from irax.dialect.control_flow.region_op import (
     RegionOp,
@@ -47,6 +50,17 @@ class Cond(RegionOp):
     @classmethod
     def verify_symbols(cls, op, symbols) -> None:
         cls.verify_regions(op, {})
+
+    @classmethod
+    def shard_regions(cls, p):
+        """Partitioned on the devices' blocks (``shard/regions.py``): the index the same
+        on every device; each result has the first branch's sharding, refined where another
+        branch splits it further (``sharding.refine``)."""
+        ops = p.specs[1:]
+        outs = [p.trial(r, ops) for r in range(p.num_regions)]
+        res = [functools.reduce(S.refine, col) for col in zip(*outs)]
+        n = len(outs)
+        return S.RegionPlan(operands=[()] + ops, args=[ops] * n, results=[res] * n, out=res)
 
     @classmethod
     def verify_regions(cls, op, attrs) -> None:

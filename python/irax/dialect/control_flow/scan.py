@@ -16,6 +16,7 @@ import numpy as np
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import OpError
 from irax.dialect.control_flow.region_op import (
     RegionOp,
@@ -78,6 +79,22 @@ class Scan(RegionOp):
     @classmethod
     def infer(cls, *avals, **attrs):
         raise OpError("result types of irax.scan come from its body")
+
+    @classmethod
+    def shard_regions(cls, p, *, num_consts, num_carry, **attrs):
+        """Partitioned on the devices' blocks (``shard/regions.py``): the scanned
+        dimension whole, each step's slice keeping the rest of its operand's sharding;
+        the carry keeps its initial value's sharding (``sharding.settled_carry``); each
+        stacked result has the sharding of the body's, its scanned dimension whole."""
+        k, c = num_consts, num_carry
+        consts = p.specs[:k]
+        xs = [((),) + tuple(s[1:]) for s in p.specs[k + c:]]
+        slices = [s[1:] for s in xs]
+        carry, out = S.settled_carry(lambda cs: p.trial(0, consts + cs + slices, wants=cs),
+                                     p.specs[k:k + c])
+        ys = out[c:]
+        return S.RegionPlan(operands=consts + carry + xs, args=[consts + carry + slices],
+                            results=[carry + ys], out=carry + [((),) + tuple(y) for y in ys])
 
     @classmethod
     def verify_symbols(cls, op, symbols) -> None:

@@ -22,6 +22,7 @@ import numpy as np
 from irax.core.abstract import ShapedArray
 from irax.dialect import attrs as A
 from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import OpError
 from irax.dialect.control_flow import while_diagonal as diagonal
 from irax.dialect.control_flow import while_tape as tape
@@ -73,6 +74,18 @@ class While(RegionOp):
         if return_avals(op.regions[1]) != carry:
             raise OpError(f"expected the body region to return the carry {fmt_avals(carry)}, but "
                           f"it returns {fmt_avals(return_avals(op.regions[1]))}")
+
+    @classmethod
+    def shard_regions(cls, p, *, num_consts):
+        """Partitioned on the devices' blocks (``shard/regions.py``): the carry keeps its
+        initial value's sharding (``sharding.settled_carry``); the condition is the same on
+        every device."""
+        consts = p.specs[:num_consts]
+        carry, _ = S.settled_carry(lambda c: p.trial(1, consts + c, wants=c),
+                                   p.specs[num_consts:])
+        args = consts + carry
+        return S.RegionPlan(operands=args, args=[args, args], results=[[()], carry],
+                            out=carry)
 
     @classmethod
     def canonicalize(cls, op, *, num_consts, **attrs) -> bool:
