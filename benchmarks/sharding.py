@@ -14,7 +14,10 @@ every irax program on one core (the 1-device step too), which shows what the thr
 gain per core. A collective's row is ``jit(shard_map(psum))`` and friends over a 1-D
 mesh: the whole call, arguments already on their devices. "sharded jit" is the
 single-device step under ``jit(in_shardings=, out_shardings=)``: irax partitions it
-(``irax-partition``) into one multi-device program. "jit around shard_map" is a jit whose
+(``irax-partition``) into one multi-device program. "5-step fori_loop" is five such steps
+in a ``lax.fori_loop`` under the same shardings: the loop is partitioned too (its body on
+the devices' blocks, on threads as the loop over the replayed body), against the
+unsharded loop on one device. "jit around shard_map" is a jit whose
 gradients come from a shard_map and whose update is outside it: irax partitions the whole
 program over the map's mesh (the map inlined). "one jit on 2 threads" calls one jitted
 function from two threads on arrays committed to two devices (``device_put(x, device)``):
@@ -137,6 +140,16 @@ def step_rows(libs, quick: bool):
                 t3 = _timed(mod, sharded, ps, xs, ys)
             label = "sharded jit" if name != "irax" else f"sharded jit, {kind}"
             rows.append((f"mlp step {name} ({label})", t1, t3, t1 / t3))
+        # five steps in a fori_loop, partitioned (the loop runs on the devices' blocks)
+        def steps(p, x, y, s=single, lax=lib[2]):
+            return lax.fori_loop(0, 5, lambda i, q: s(q, x, y), p)
+        t5 = _timed(mod, mod.jit(steps), params, x, y, number=1)
+        for kind in KINDS[:2] if name == "irax" else ("jit",):
+            looped = mod.jit(steps, in_shardings=(rep, split, split), out_shardings=rep)
+            with _kind(mod, kind):
+                t6 = _timed(mod, looped, ps, xs, ys, number=1)
+            label = "sharded jit" if name != "irax" else f"sharded jit, {kind}"
+            rows.append((f"5-step fori_loop {name} ({label})", t5, t6, t5 / t6))
     return rows
 
 

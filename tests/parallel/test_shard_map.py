@@ -534,3 +534,52 @@ def test_check_vma_follows_the_collectives(mesh):
             f(a)                                       # a program per device on threads
     loose = sm(lambda v: v * 2, P("x"), check_vma=False)
     np.testing.assert_array_equal(np.asarray(loose(a)), np.asarray(a)[:, :a.shape[1] // 2] * 2)
+
+
+@pytest.mark.parametrize("threads", [True, False], ids=["threads", "device-program"])
+def test_collectives_in_a_loop_of_a_jit_around_a_map_over_one_axis(threads):
+    """A jit around a shard_map whose loop holds ``axis_index`` and ``psum``, over a mesh
+    of one axis: the loop cannot be split per device, so the map runs as its vmap over
+    that axis (regression: the vmap was made for no axis name, leaving both collectives
+    unbound inside the loop)."""
+    mesh = irax.make_mesh((2,), ("d",), devices=irax.devices()[:2])
+    x = np.arange(8.0, dtype=np.float32)
+
+    def g(v):
+        return lax.fori_loop(0, 2, lambda i, c: c + lax.axis_index("d") + lax.psum(c, "d"), v)
+
+    h = irax.jit(irax.shard_map(g, mesh=mesh, in_specs=P("d"), out_specs=P("d")))
+    with config.override("irax_shard_map_threads", threads):
+        out = h(irax.device_put(x, NamedSharding(mesh, P("d"))))
+    want = x.reshape(2, 4)
+    for _ in range(2):
+        want = want + np.arange(2, dtype=np.float32)[:, None] + want.sum(0)
+    np.testing.assert_array_equal(np.asarray(out), want.reshape(8))
+
+
+def test_a_loop_whose_trips_differ_between_devices_meets_no_collective_on_threads(mesh):
+    """In a jit around a shard_map, a loop whose condition reads ``axis_index`` takes a
+    different number of trips on each device. Without a collective inside, the devices'
+    programs still run on threads, each its own trips; with one, they would wait there
+    for devices that left the loop: such a program runs as one program instead."""
+    from irax.transforms.spmd import SpmdProgram
+
+    def g(v, meet):
+        k = lax.axis_index("x") * 2 + lax.axis_index("y")
+
+        def body(c):
+            return c[0] + 1, (lax.pmax(c[1], "y") if meet else c[1]) * 2.0
+        return lax.while_loop(lambda c: c[0] < k + 1, body, (0, v))[1]
+
+    spec = P(("x", "y"))
+    for meet in (False, True):
+        mapped = irax.shard_map(lambda v, m=meet: g(v, m), mesh=mesh, in_specs=spec,
+                                out_specs=spec)
+        f = irax.jit(lambda v, m=mapped: m(v) + 1.0)   # partitioned over the map's mesh
+        out = np.asarray(f(np.ones(8, np.float32))) - 1.0
+        (entry,) = f._cache.values()
+        if not meet:
+            np.testing.assert_array_equal(out, np.repeat([2.0, 4.0, 8.0, 16.0], 2))
+            assert isinstance(entry.partitioned.program, SpmdProgram)
+        else:
+            assert entry.partitioned.program is False

@@ -73,9 +73,9 @@ def shard_function(ctx, callee, in_axes, out_axes, axis_size, axis_name, devices
     fn = ctx.callee(callee)
     ins, outs = funcs.signature(fn)
     if any(_collective_in_region(ctx, fn, a, set()) for a in mesh.names):
-        if len(mesh.names) == 1:
+        if len(mesh.names) == 1:   # (a partitioned function's map names only its mesh)
             return vmap_function(ctx, callee, axis_dims(in_axes), axis_dims(out_axes),
-                                 axis_size, axis_name)
+                                 axis_size, mesh.names[0])
         return _mesh_vmap(ctx, callee, ins, in_axes, out_axes, mesh)
     new_in = [a if ax < 0 else a.insert_axis(ax, axis_size) for a, ax in zip(ins, in_axes)]
     name = funcs.unique_name(ctx.module, f"{callee}_pmap")

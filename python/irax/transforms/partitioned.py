@@ -24,19 +24,23 @@ import threading
 from irax.core import tree_util
 from irax.core.config import config
 from irax.dialect import funcs, mlir
+from irax.dialect import sharding as S
 from irax.dialect.base import lookup
 from irax.dialect.collective import Collective
 from irax.dialect.constant import Constant
 from irax.dialect.control import is_return
+from irax.dialect.control_flow import Cond, Scan, While
 from irax.frontend.axes import emit_collective
+from irax.frontend.callee import trace_callee
 from irax.frontend.compile import clone_module
-from irax.frontend.trace import bind
+from irax.frontend.trace import bind, current_trace
 from irax.passes import run_pipeline
 from irax.runtime import mesh as mesh_lib
 from irax.shard.partition import partition_function
+from irax.shard.vma import uniform_control
 from irax.transforms.device_program import DeviceEntry
 from irax.transforms.layout import ir_mesh, is_placement, partition_spec, placements
-from irax.transforms.spmd import NotSpmd, SpmdProgram, device_blocks
+from irax.transforms.spmd import NotSpmd, SpmdProgram, device_blocks, replayed_region
 
 
 class Partitioned:
@@ -57,8 +61,13 @@ class Partitioned:
         self.in_specs = [partition_spec(s) for s in ins]
         self.out_specs = [partition_spec(s) for s in outs]
         self.program = None
+        spmd_fn = funcs.symbol_table(module)[name]
         try:
-            self.replay = _Replay(funcs.symbol_table(module)[name])
+            # a collective in a loop or branch meets on threads only where every device
+            # takes the same trips and branches (a shard_map's own loop may not)
+            if not uniform_control(module, spmd_fn, [frozenset(S.axes_of(s)) for s in ins]):
+                raise NotSpmd("a loop condition or branch index may differ between devices")
+            self.replay = _Replay(spmd_fn)
         except NotSpmd:
             self.program = False
 
@@ -88,36 +97,102 @@ class Partitioned:
 
 
 class _Replay:
-    """Calls the ops of a region-free function in the current trace, one ``bind`` each,
-    its collectives through their mesh axis' handler (the devices meet there); raises
-    ``NotSpmd`` for a function this cannot replay."""
+    """Calls the ops of a function in the current trace, one ``bind`` each, its
+    collectives through their mesh axis' handler (the devices meet there) and its loops
+    and branches as the same ops over their regions replayed the same way (so a
+    collective inside a loop meets on every trip); raises ``NotSpmd`` for a function this
+    cannot replay (calls, ops it does not know)."""
 
     def __init__(self, fn):
-        self.block = fn.regions[0].blocks[0]
-        self.steps = []
-        for op in self.block.operations:
-            if is_return(op):
-                self.steps.append((None, op, None))
-                continue
-            cls = lookup(op.name)
-            if cls is None or len(op.regions) or funcs.symbol_refs(op):
-                raise NotSpmd(f"{op.name} in the per-device function")
-            if cls is Constant and any(
-                    mlir.aval_of(r).dtype.kind == "c" for r in op.results):
-                raise NotSpmd("a complex constant")   # its attribute is not read into Python
-            self.steps.append((cls, op, cls.decode_attrs(op)))
+        self.block = _Block(fn.regions[0].blocks[0])
         self.__name__ = self.__qualname__ = funcs.symbol_name(fn)
 
     def __call__(self, *blocks):
-        env = dict(zip(self.block.arguments, blocks))
-        for cls, op, attrs in self.steps:
-            operands = [env[v] for v in op.operands]
-            if cls is None:
-                return operands
-            out = emit_collective(cls, operands, attrs) if issubclass(cls, Collective) \
-                else bind(cls, *operands, **attrs)
-            env.update(zip(op.results, out if isinstance(out, list) else [out]))
-        raise NotSpmd("a function without a return")
+        return self.block(*blocks)
+
+
+class _Block:
+    """One block's ops replayed: ``__call__(*arguments)`` returns its results."""
+
+    def __init__(self, block, region: bool = False):
+        self.block = block
+        #: a loop's or branch's region (its collectives meet inside the lax control flow)
+        self.region = region
+        self.steps = []
+        self.results = None
+        for op in block.operations:
+            if is_return(op):
+                self.results = list(op.operands)
+                break
+            self.steps.append((op, _step(op)))
+        if self.results is None:
+            raise NotSpmd("a block without a return")
+
+    def __call__(self, *values):
+        if self.region:
+            with replayed_region():
+                return self._run(values)
+        return self._run(values)
+
+    def _run(self, values):
+        env = dict(zip(self.block.arguments, values))
+        for op, step in self.steps:
+            out = step([env[v] for v in op.operands])
+            env.update(zip(op.results, out if isinstance(out, (list, tuple)) else [out]))
+        return [env[v] for v in self.results]
+
+
+def _step(op):
+    """How ``_Block`` replays ``op``: a function of its operands' values."""
+    cls = lookup(op.name)
+    if cls is None or funcs.symbol_refs(op):
+        raise NotSpmd(f"{op.name} in the per-device function")
+    attrs = cls.decode_attrs(op)
+    if len(op.regions):
+        if cls not in (While, Scan, Cond):
+            raise NotSpmd(f"{op.name} in the per-device function")
+        return _region_op(cls, op, [_Block(r.blocks[0], region=True) for r in op.regions],
+                          attrs)
+    if cls is Constant and any(mlir.aval_of(r).dtype.kind == "c" for r in op.results):
+        raise NotSpmd("a complex constant")   # its attribute is not read into Python
+    if issubclass(cls, Collective):
+        return lambda operands: emit_collective(cls, operands, attrs)
+    return lambda operands: bind(cls, *operands, **attrs)
+
+
+def _region_op(cls, op, blocks, attrs):
+    """How ``_Block`` replays a loop or branch ``op``: each region's block replayed into a
+    traced function of its arguments (a region of the new op); the values those
+    functions capture (the device's position, which its collectives pass to the host)
+    become consts in front of the op's own, then its operands."""
+    first = 1 if cls is Cond else 0   # a branch index stays in front
+    out_avals = [mlir.aval_of(r) for r in op.results]
+
+    def replay(operands):
+        callees = []
+        for block in blocks:
+            avals = [mlir.aval_of(a) for a in block.block.arguments]
+            callees.append(trace_callee(
+                block, avals, tree_util.tree_structure((tuple(avals), {})), "region",
+                f"{op.name} region", in_avals=avals, concrete=False))
+        consts, index = [], {}
+        for c in callees:
+            for x in c.captures:
+                if id(x) not in index:
+                    index[id(x)] = len(consts)
+                    consts.append(x)
+        k = len(consts)
+        regions = []
+        for c in callees:
+            n = len(c.in_avals)
+            regions.append(([x.aval for x in consts] + list(c.in_avals), c.trace.func_op,
+                            list(range(k, k + n)) + [index[id(x)] for x in c.captures]))
+        extra = dict(attrs)
+        if "num_consts" in extra:
+            extra["num_consts"] += k
+        args = list(operands[:first]) + consts + list(operands[first:])
+        return current_trace().emit_region_op(cls, args, regions, out_avals, extra)
+    return replay
 
 
 def run_partitioned(entry, leaves, jitted, jit):

@@ -53,6 +53,31 @@ class NotSpmd(Exception):
     """This shard_map cannot run as a program per device (the message says why)."""
 
 
+class _Replayed(threading.local):
+    """How many loop or branch regions of a replayed partitioned function this thread is
+    tracing (``replayed_region``)."""
+
+    depth = 0
+
+
+_REPLAYED = _Replayed()
+
+
+@contextlib.contextmanager
+def replayed_region():
+    """Traces a loop or branch region of a partitioned function's replay
+    (``partitioned._Block``): its collectives meet on the host like those at the top
+    level, since irax-partition makes every condition and branch index the same on every
+    device, so each device meets them alike (a shard_map's own loops and branches may
+    differ between devices: a collective there stays refused, and the map runs as one
+    program)."""
+    _REPLAYED.depth += 1
+    try:
+        yield
+    finally:
+        _REPLAYED.depth -= 1
+
+
 class _Rendezvous:
     """Where the devices of one call meet at each collective (two barriers). Between
     them every device's operand is in ``slots`` and stays valid (each is a view of its
@@ -112,7 +137,7 @@ class _Handler:
         if op_cls is C.AxisIndex:
             q = bind(E.Div, self.pos, np.int32(self.strides[name]))
             return bind(E.Rem, q, np.int32(self.mesh.shape[name]))
-        if current_trace() is not self.root:
+        if current_trace() is not self.root and not _REPLAYED.depth:
             raise NotSpmd(f"{op_cls.name} over {name!r} sits under a transformation, a "
                           f"loop or a branch inside the mapped function")
         (x,) = operands
