@@ -83,6 +83,18 @@ class Callee:
         return self.trace.captures
 
 
+def shared_captures(callees):
+    """One list of the outer values several traced functions capture (the consts of a
+    region op whose regions they become), and the position of each in it (by ``id``)."""
+    consts, index = [], {}
+    for c in callees:
+        for x in c.captures:
+            if id(x) not in index:
+                index[id(x)] = len(consts)
+                consts.append(x)
+    return consts, index
+
+
 def leaf_aval_and_value(x):
     """Abstract value (with weak type) and concrete NumPy value (or None) of a leaf."""
     if isinstance(x, Tracer):

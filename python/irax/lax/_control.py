@@ -23,6 +23,7 @@ from irax.frontend.callee import (
     fun_name,
     fun_symbol,
     leaf_aval_and_value,
+    shared_captures,
     trace_callee,
 )
 from irax.frontend.compile import compiled_function, execute
@@ -173,18 +174,6 @@ def _trace(fun, avals, in_tree, api: str):
                         in_avals=list(avals), concrete=False)
 
 
-def _consts_for(callees):
-    """One list of captured outer values for several traced functions, and for each
-    function the block-argument index of each of its arguments."""
-    consts, index = [], {}
-    for c in callees:
-        for x in c.captures:
-            if id(x) not in index:
-                index[id(x)] = len(consts)
-                consts.append(x)
-    return consts, index
-
-
 def _strong(aval: ShapedArray) -> ShapedArray:
     return aval.strip_weak()
 
@@ -218,7 +207,7 @@ def switch(index, branches, *operands, _names=None):
                 raise TypeError(
                     f"cond branches must have equal output types but they differ: {first} "
                     f"returns {_describe(out0)}, but {other} returns {_describe(c)}.")
-        consts, index = _consts_for(callees)
+        consts, index = shared_captures(callees)
         n_args = len(args)
         block_avals = [_strong(x.aval) for x in consts] + avals
         regions = []
@@ -287,7 +276,7 @@ def while_loop(cond_fun, body_fun, init_val, *, _key=None):
             raise TypeError(f"cond_fun must return a boolean scalar, but got output type(s) "
                             f"{got}.")
         _check_carry("while_loop body", b_fn.out_tree, b_fn.out_avals, tree, avals)
-        consts, index = _consts_for([c_fn, b_fn])
+        consts, index = shared_captures([c_fn, b_fn])
         k = len(consts)
         block_avals = [_strong(x.aval) for x in consts] + avals
         regions = []
@@ -414,7 +403,7 @@ def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
         callee = _trace(flat_body, c_avals + slices, flat_tree, "scan")
         _check_carry("scan body", trees["carry"], trees["carry_avals"], c_tree, c_avals)
         y_avals = [_strong(a) for a in callee.out_avals[len(c_avals):]]
-        consts, index = _consts_for([callee])
+        consts, index = shared_captures([callee])
         k = len(consts)
         block_avals = [_strong(x.aval) for x in consts] + c_avals + slices
         arg_map = list(range(k, k + len(c_avals) + len(slices))) + \

@@ -31,7 +31,7 @@ from irax.dialect.constant import Constant
 from irax.dialect.control import is_return
 from irax.dialect.control_flow import Cond, Scan, While
 from irax.frontend.axes import emit_collective
-from irax.frontend.callee import trace_callee
+from irax.frontend.callee import shared_captures, trace_callee
 from irax.frontend.compile import clone_module
 from irax.frontend.trace import bind, current_trace
 from irax.passes import run_pipeline
@@ -175,12 +175,7 @@ def _region_op(cls, op, blocks, attrs):
             callees.append(trace_callee(
                 block, avals, tree_util.tree_structure((tuple(avals), {})), "region",
                 f"{op.name} region", in_avals=avals, concrete=False))
-        consts, index = [], {}
-        for c in callees:
-            for x in c.captures:
-                if id(x) not in index:
-                    index[id(x)] = len(consts)
-                    consts.append(x)
+        consts, index = shared_captures(callees)
         k = len(consts)
         regions = []
         for c in callees:
