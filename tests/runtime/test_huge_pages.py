@@ -44,6 +44,10 @@ def _advised(array) -> bool:
 
 
 def test_advice_covers_only_whole_huge_pages():
+    from irax.runtime import devices
+
+    # only host memory is advised: a CPU device's buffers (a GPU's are not mapped)
+    assert devices.is_cpu(irax.devices()[0].hal) and not devices.is_cpu(object())
     assert hugepages.THRESHOLD == 4 << 20
     page = hugepages.HUGE_PAGE
     assert not hugepages.wanted(hugepages.THRESHOLD - 1)

@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from irax.runtime import hugepages
-from irax.runtime.devices import runtime
+from irax.runtime.devices import is_cpu, runtime
 
 
 @functools.cache
@@ -41,7 +41,8 @@ def to_device(hal_device, data: np.ndarray):
     """A new device buffer holding a copy of ``data``."""
     rt = runtime()
     data = np.asarray(data, order="C")
-    if data.nbytes >= hugepages.THRESHOLD and hugepages.wanted(data.nbytes):
+    if data.nbytes >= hugepages.THRESHOLD and hugepages.wanted(data.nbytes) and \
+            is_cpu(hal_device):
         return hugepages.upload(rt, hal_device, data, _element_type(data.dtype))
     return hal_device.allocator.allocate_buffer_copy(
         memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,

@@ -187,12 +187,24 @@ def cpu_allocators() -> list[str] | None:
     return [f"caching:*=*;{cap};{CACHED_BUFFERS}"]
 
 
+#: the HAL devices of CPU devices (host memory: buffers may be mapped and advised)
+_CPU_HALS: set = set()
+
+
+def is_cpu(hal_device) -> bool:
+    """Whether ``hal_device`` is one of the CPU devices' (its buffers are host memory)."""
+    return id(hal_device) in _CPU_HALS
+
+
 def _cpu_device(drv_name: str, first: bool):
     drv = _driver(drv_name)
     allocators = cpu_allocators()
     if first:
-        return drv.create_default_device(allocators=allocators)
-    return drv.create_device_by_uri(drv_name, allocators=allocators)
+        hal = drv.create_default_device(allocators=allocators)
+    else:
+        hal = drv.create_device_by_uri(drv_name, allocators=allocators)
+    _CPU_HALS.add(id(hal))   # (devices live as long as the process)
+    return hal
 
 
 def _create(platform: str, n) -> list[Device]:
