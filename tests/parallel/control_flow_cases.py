@@ -9,7 +9,7 @@ import json
 import sys
 
 import numpy as np
-from jax_facts import spec_dims
+from jax_facts import run_jitted
 
 
 def _data():
@@ -78,14 +78,7 @@ def cases(lib, jnp, lax, mesh):
 
 def run(lib, jnp, lax, mesh) -> dict:
     """name -> [[spec, values] per result leaf]."""
-    from_spec = lib.sharding.NamedSharding
-    out = {}
-    for name, (fn, args, specs) in cases(lib, jnp, lax, mesh).items():
-        placed = [lib.device_put(a, from_spec(mesh, s)) for a, s in zip(args, specs)]
-        result = lib.jit(fn)(*placed)
-        out[name] = [[spec_dims(a), np.asarray(a).tolist()]
-                     for a in lib.tree_util.tree_leaves(result)]
-    return out
+    return run_jitted(lib, mesh, cases(lib, jnp, lax, mesh))
 
 
 def main(path):

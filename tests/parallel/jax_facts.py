@@ -36,3 +36,18 @@ def error_messages(thunks: dict) -> dict:
         except Exception as e:  # noqa: BLE001 (the message is the reference)
             out[f"error/{name}"] = f"{type(e).__name__}: {e}"
     return out
+
+
+def run_jitted(lib, mesh, cases: dict) -> dict:
+    """name -> [[spec, values] per result leaf] of ``lib.jit(fn)`` on each case's
+    arguments placed by their PartitionSpecs (``cases``: name -> (fn, args, specs))."""
+    import numpy as np
+
+    from_spec = lib.sharding.NamedSharding
+    out = {}
+    for name, (fn, args, specs) in cases.items():
+        placed = [lib.device_put(a, from_spec(mesh, s)) for a, s in zip(args, specs)]
+        result = lib.jit(fn)(*placed)
+        out[name] = [[spec_dims(a), np.asarray(a).tolist()]
+                     for a in lib.tree_util.tree_leaves(result)]
+    return out

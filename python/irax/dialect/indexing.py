@@ -184,8 +184,36 @@ class Gather(Op):
     """
 
     name = "irax.gather"
-    shard = classmethod(S.replicated)
     num_operands = 2
+
+    @classmethod
+    def shard(cls, specs, avals, outs, mesh, **attrs):
+        """Each device gathers its own indices: the indices' batch dimensions keep their
+        axes, and so do the operand's dimensions that every window spans whole (neither
+        indexed nor cut), which the result's offset dimensions take; indexed and cut
+        operand dimensions are whole (an embedding lookup ``table[ids]`` with ``ids``
+        split over the batch is split likewise, with no communication). A gather with
+        operand batching dimensions runs whole."""
+        if attrs["operand_batching_dims"]:
+            return S.replicated(cls, specs, avals, outs, mesh, **attrs)
+        operand, indices = avals
+        op_spec, idx_spec = (S.pad(s, a.ndim) for s, a in zip(specs, avals))
+        ivd, sizes = attrs["index_vector_dim"], attrs["slice_sizes"]
+        need_op = [op_spec[d] if d not in attrs["start_index_map"] and
+                   sizes[d] == operand.shape[d] else () for d in range(operand.ndim)]
+        used = set(S.axes_of(need_op))   # the operand keeps its axes first (as JAX)
+        need_idx = []
+        for d in range(indices.ndim):
+            axes = () if d == ivd or used.intersection(idx_spec[d]) else idx_spec[d]
+            need_idx.append(axes)
+            used.update(axes)
+        window = iter(d for d in range(operand.ndim) if d not in attrs["collapsed_slice_dims"])
+        batch = iter(d for d in range(indices.ndim) if d != ivd)
+        out = [need_op[next(window)] if r in attrs["offset_dims"] else need_idx[next(batch)]
+               for r in range(outs[0].ndim)]
+        local = dict(attrs, slice_sizes=tuple(
+            n // mesh.count(a) for n, a in zip(sizes, need_op)))
+        return S.ShardPlan([tuple(need_op), tuple(need_idx)], [tuple(out)], attrs=local)
     attributes = {"offset_dims": A.I64Array, "collapsed_slice_dims": A.I64Array,
                   "start_index_map": A.I64Array, "slice_sizes": A.I64Array,
                   "index_vector_dim": A.I64, "operand_batching_dims": A.I64Array,

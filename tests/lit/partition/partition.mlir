@@ -183,3 +183,18 @@ func.func @move_all(%x: tensor<8x8xf32> {irax.sharding = [[], ["y", "x"]]}) -> t
   %c = "irax.sharding_constraint"(%x) {sharding = [["y", "x"]], mesh_axes = ["x", "y"], mesh_shape = array<i64: 2, 2>, devices = array<i64: 0, 1, 2, 3>} : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %c : tensor<8x8xf32>
 }
+
+// -----
+
+// A gather (an embedding lookup): the indices' batch dimension keeps its split over "x",
+// the table's columns (spanned whole by every window) keep theirs over "y", and the
+// per-device gather takes this device's indices into its columns, with no collective.
+// CHECK-LABEL: func.func private @embed_spmd
+// CHECK-SAME: (%[[T:.*]]: tensor<10x2xf32>, %[[I:.*]]: tensor<4x1xi32>) -> tensor<4x2xf32>
+// CHECK-NEXT: %[[G:.*]] = "irax.gather"(%[[T]], %[[I]]) {{.*}}slice_sizes = array<i64: 1, 2>{{.*}} : (tensor<10x2xf32>, tensor<4x1xi32>) -> tensor<4x2xf32>
+// CHECK-NEXT: return %[[G]] : tensor<4x2xf32>
+func.func @embed(%t: tensor<10x4xf32> {irax.sharding = [[], ["y"]]}, %i: tensor<8x1xi32> {irax.sharding = [["x"]]}) -> tensor<8x4xf32>
+    attributes {irax.mesh = {axes = ["x", "y"], devices = array<i64: 0, 1, 2, 3>, shape = array<i64: 2, 2>}} {
+  %g = "irax.gather"(%t, %i) {offset_dims = array<i64: 1>, collapsed_slice_dims = array<i64: 0>, start_index_map = array<i64: 0>, index_vector_dim = 1 : i64, slice_sizes = array<i64: 1, 4>} : (tensor<10x4xf32>, tensor<8x1xi32>) -> tensor<8x4xf32>
+  return %g : tensor<8x4xf32>
+}
