@@ -24,7 +24,9 @@ differ in the last bits of transcendental functions, where NumPy's and IREE's
 implementations round differently.
 
 Which specializations qualify (``eligible``): ``irax_tiered_jit`` on; one device, the
-default one, a CPU (interpreted results live on the host, which is that device);
+default one, a CPU (interpreted results live on the host, which is that device; a
+partitioned program over several CPU devices has tiers of its own,
+``transforms/partitioned.py _Tier``, which lays interpreted results out by their shardings);
 no donated arguments; no loops (the interpreter pays each trip); no host callbacks
 (a callback that raises while interpreted would run again, compiled); at most
 ``irax_tiered_jit_max_elements`` elements produced by all ops together. A compilation
@@ -171,8 +173,16 @@ _RUNNING = threading.Lock()     # held while a compilation runs
 _EXITING = threading.Event()
 
 
-def _submit(code: bytes | None, key: str | None, info: dict | None,
-            name: str | None) -> Future:
+def submit_job(job) -> Future:
+    """Runs ``job()`` on the compile thread, after the compilations queued before it (a
+    partitioned program's first compiled call, ``transforms/partitioned.py``); its result
+    or error goes to the returned future."""
+    return _submit(job, None, None, None)
+
+
+def _submit(code, key: str | None, info: dict | None, name: str | None) -> Future:
+    """``code``: the bytecode to compile under ``key`` (None: nothing, a marker for
+    ``wait``), or a job to run (``submit_job``)."""
     future: Future = Future()
     _QUEUE.put((future, code, key, info, name))
     with _LOCK:
@@ -193,7 +203,11 @@ def _worker() -> None:
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                vmfb = None if code is None else compiler.compile_keyed(code, key, info, name)
+                if callable(code):
+                    vmfb = code()
+                else:
+                    vmfb = None if code is None else \
+                        compiler.compile_keyed(code, key, info, name)
             except BaseException as e:  # noqa: BLE001 - handed to the caller
                 future.set_exception(e)
             else:

@@ -19,7 +19,11 @@ multi-device program instead, with the same values.
 
 from __future__ import annotations
 
+import math
 import threading
+import time
+
+import numpy as np
 
 from irax.core import tree_util
 from irax.core.config import config
@@ -30,16 +34,22 @@ from irax.dialect.collective import Collective
 from irax.dialect.constant import Constant
 from irax.dialect.control import is_return
 from irax.dialect.control_flow import Cond, Scan, While
+from irax.dialect.interpreter import evaluate_function
+from irax.dialect.upstream import is_function
+from irax.frontend import tiered
 from irax.frontend.axes import emit_collective
 from irax.frontend.callee import shared_captures, trace_callee
 from irax.frontend.compile import clone_module
+from irax.frontend.eager import concrete_value
 from irax.frontend.trace import bind, current_trace
-from irax.passes import run_pipeline
+from irax.passes import pipelines, run_pipeline
 from irax.runtime import mesh as mesh_lib
+from irax.runtime.array import Array
 from irax.shard.partition import partition_function
 from irax.shard.vma import uniform_control
 from irax.transforms.device_program import DeviceEntry
 from irax.transforms.layout import ir_mesh, is_placement, partition_spec, placements
+from irax.transforms.placement import device_put
 from irax.transforms.spmd import NotSpmd, SpmdProgram, device_blocks, replayed_region
 
 
@@ -61,6 +71,9 @@ class Partitioned:
         self.in_specs = [partition_spec(s) for s in ins]
         self.out_specs = [partition_spec(s) for s in outs]
         self.program = None
+        #: the interpreted first calls (``_Tier``; False: none, or done)
+        self.tier = None
+        self.lock = threading.Lock()
         spmd_fn = funcs.symbol_table(module)[name]
         try:
             # a collective in a loop or branch meets on threads only where every device
@@ -198,8 +211,103 @@ def run_partitioned(entry, leaves, jitted, jit):
     if entry.partitioned is None or jitted.donate_argnums or jitted.donate_argnames or \
             not (config.irax_shard_map_threads or config.irax_device_program):
         return None
-    partitioned(entry)
+    part = partitioned(entry)
+    if part.tier is not False:
+        out = _tiered(entry, part, leaves, jitted, jit)
+        if out is not None:
+            return out
     return run_threaded(entry, leaves, jit)
+
+
+class _Tier:
+    """A partitioned program's first calls on the reference interpreter: the traced
+    (global) function run on the arguments' values, each result laid out as the
+    partitioner propagated it, while the compile thread makes the program (its first
+    compiled call, on the same arguments: ``future``), as a tiered jit does for one
+    device (``frontend/tiered.py``): eager ops on sharded arrays no longer wait about
+    0.5 s each for IREE."""
+
+    def __init__(self, module, future):
+        self.module, self.future = module, future
+        self.slow = False
+
+    def __call__(self, entry, part, leaves):
+        start = time.perf_counter()
+        outs = evaluate_function(self.module, "main", [concrete_value(x)[0] for x in leaves])
+        tiered.stats["interpreted_calls"] += 1
+        self.slow = time.perf_counter() - start > tiered.SLOW_CALL_SECONDS
+        results = [device_put(Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a),
+                              mesh_lib.NamedSharding(part.mesh, spec))
+                   for o, a, spec in zip(outs, entry.out_avals, part.out_specs)]
+        return tree_util.tree_unflatten(entry.out_tree, results)
+
+
+def _tiered(entry, part, leaves, jitted, jit):
+    """The results of an interpreted call of ``entry``'s partitioned program, or None once
+    its compiled program is ready (or when it does not qualify: ``_interpretable``)."""
+    with part.lock:
+        tier = part.tier
+        if tier is None:
+            tier = part.tier = _start(entry, part, leaves, jitted, jit)
+        if tier is False:
+            return None
+        if tier.future.done() or tier.slow:
+            wait_for(tier.future)   # (its error, if any, comes again from the real call)
+            part.tier = False
+            return None
+    try:
+        return tier(entry, part, leaves)
+    except Exception:  # noqa: BLE001 - the compiled program decides (as tiered.call)
+        with part.lock:
+            tier.slow = True
+        return None
+
+
+def _start(entry, part, leaves, jitted, jit):
+    """The tier of a partitioned program's first calls, or False when it does not
+    qualify."""
+    if not config.irax_tiered_jit or entry.donated or \
+            any(d.platform != "cpu" for d in part.mesh.devices.flat) or \
+            not _interpretable(entry.trace_module):
+        return False
+    module = clone_module(entry.trace_module)
+    run_pipeline(module, pipelines.EAGER)
+    tiered.stats["background_compiles"] += 1
+
+    def first_compiled_call():
+        if run_threaded(entry, leaves, jit) is None:
+            jitted._run(entry, leaves)   # the stacked program (compiled, installed)
+    return _Tier(module, tiered.submit_job(first_compiled_call))
+
+
+def _interpretable(module) -> bool:
+    """Whether a traced program is cheap to interpret: no loops (the interpreter pays
+    every trip), no host callbacks, at most ``irax_tiered_jit_max_elements`` elements
+    produced by its ops together."""
+    elements = [0]
+    bad = []
+
+    def visit(op):
+        cls = lookup(op.name)
+        if (len(op.regions) and not is_function(op) and op != module.operation) or \
+                (cls is not None and cls.has_side_effects):
+            bad.append(op)
+        for r in op.results:
+            shape = getattr(r.type, "shape", None)
+            if shape is not None:
+                elements[0] += math.prod(shape)
+        return mlir.ir().WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return not bad and elements[0] <= config.irax_tiered_jit_max_elements
+
+
+def wait_for(future) -> None:
+    """Waits for ``future`` to end, whatever it raises."""
+    try:
+        future.result()
+    except Exception:  # noqa: BLE001 - raised again by the call that runs the program
+        pass
 
 
 def run_threaded(entry, leaves, jit):
