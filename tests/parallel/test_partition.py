@@ -23,6 +23,7 @@ from irax.frontend.trace import mark_shardings
 from irax.passes import run_pipeline
 from irax.sharding import NamedSharding
 from irax.sharding import PartitionSpec as P
+from irax.transforms import spmd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "dialect"))
 from op_samples import SAMPLES  # noqa: E402
@@ -411,6 +412,16 @@ def test_a_partitioned_loop_runs_on_threads(mesh):
     h = irax.jit(lambda v: f(v), in_shardings=rows, out_shardings=rows)
     with config.override("irax_shard_map_threads", False):
         np.testing.assert_allclose(np.asarray(h(a)), want, rtol=1e-4, atol=1e-4)
+    # with no core to spare the loop still runs on threads: its collectives keep it from
+    # the one multi-device program, and the stacked one would use the first device only
+    k = irax.jit(lambda v: f(v), in_shardings=rows, out_shardings=rows)
+    with config.override("irax_shard_map_threads_min_work", 0), \
+            pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spmd, "cores", lambda: 2)
+        np.testing.assert_allclose(np.asarray(k(a)), want, rtol=1e-4, atol=1e-4)
+    (entry,) = k._jitted._cache.values()
+    assert entry.partitioned.one is False and isinstance(entry.partitioned.program, SpmdProgram)
+    assert entry.partitioned.program.entries   # it ran
 
 
 def test_results_left_open_keep_the_propagated_sharding(mesh):

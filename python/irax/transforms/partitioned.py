@@ -106,6 +106,12 @@ class Partitioned:
                 outs = self.one.run(device_blocks(leaves, self.in_specs, self.mesh))
             except NotSpmd:
                 self.one = False
+        if outs is None and self.one is False and self.program and \
+                config.irax_shard_map_threads:
+            # no one program (a loop holding collectives, say): threads even without a
+            # core to spare beat the stacked program, which runs on the first device only
+            outs = self.program(tuple(leaves), self.in_specs,
+                                lambda tree, avals: self.out_specs, spare_cores=False)
         return outs
 
 

@@ -210,16 +210,17 @@ class SpmdProgram:
         local.__name__ = local.__qualname__ = getattr(f, "__name__", "shard_map")
         return local
 
-    def __call__(self, args, specs, out_specs_of, check=None):
+    def __call__(self, args, specs, out_specs_of, check=None, spare_cores: bool = True):
         """``f`` over the blocks of ``args`` (flat ``specs``, one per leaf); the results
         as sharded arrays, laid out by the flat specs ``out_specs_of(out_tree, avals)``
         gives for the output blocks' avals. None when each device's program is too
         small to repay the threads, or the machine has no more cores than the mesh has
-        devices (the caller runs it as one program). ``check()``
+        devices (the caller runs it as one program; ``spare_cores=False`` runs it on
+        threads all the same, where there is no one program). ``check()``
         validates the arguments; it runs, and the programs are traced and compiled, once
         per signature of the arguments."""
-        if len(self.devices) >= cores():   # no core to spare: the one program is faster
-            return None
+        if spare_cores and len(self.devices) >= cores():
+            return None   # no core to spare: the one program is faster
         leaves, tree = tree_util.tree_flatten(args)
         key = (tree, tuple(specs), config.irax_shard_map_threads_min_work, tuple(
             (np.shape(x), getattr(x, "dtype", type(x)),
