@@ -537,7 +537,7 @@ def test_check_vma_follows_the_collectives(mesh):
 
 
 @pytest.mark.parametrize("threads", [True, False], ids=["threads", "device-program"])
-def test_collectives_in_a_loop_of_a_jit_around_a_map_over_one_axis(threads):
+def test_collectives_in_a_loop_of_a_jit_of_a_map_over_one_axis(threads):
     """A jit around a shard_map whose loop holds ``axis_index`` and ``psum``, over a mesh
     of one axis: the loop cannot be split per device, so the map runs as its vmap over
     that axis (regression: the vmap was made for no axis name, leaving both collectives
@@ -549,8 +549,15 @@ def test_collectives_in_a_loop_of_a_jit_around_a_map_over_one_axis(threads):
         return lax.fori_loop(0, 2, lambda i, c: c + lax.axis_index("d") + lax.psum(c, "d"), v)
 
     h = irax.jit(irax.shard_map(g, mesh=mesh, in_specs=P("d"), out_specs=P("d")))
-    with config.override("irax_shard_map_threads", threads):
+    runs = []
+    run = spmd.SpmdProgram._run
+    with config.override("irax_shard_map_threads", threads), \
+            pytest.MonkeyPatch.context() as patch:
+        patch.setattr(spmd.SpmdProgram, "_run", lambda self, *a: runs.append(1) or run(self, *a))
         out = h(irax.device_put(x, NamedSharding(mesh, P("d"))))
+    # on threads: traced per device the loop's collectives cannot meet, but the map's
+    # partitioned jit replays the loop, whose trips are the same on both devices
+    assert len(runs) == (2 if threads else 0)
     want = x.reshape(2, 4)
     for _ in range(2):
         want = want + np.arange(2, dtype=np.float32)[:, None] + want.sum(0)
