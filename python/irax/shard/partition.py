@@ -49,7 +49,7 @@ from irax.dialect.shape import insert_at
 from irax.dialect.shard import Pmap, ShardMap
 from irax.dialect.upstream import is_function
 from irax.shard.regions import partition_region_op
-from irax.shard.reshard import complete, replicas, reshard, settle
+from irax.shard.reshard import operand, replicas, settle
 from irax.shard.vma import output_vma
 
 MESH_ATTR = "irax.mesh"
@@ -264,11 +264,7 @@ def _partition_block(module, b, mesh, block, env) -> list:
                 raise IRError(f"{op.location}: error: {cls.diag(str(e))}") from None
         local, same = [], frozenset(mesh.axes)
         for v, need in zip(op.operands, plan.operands):
-            value, have, pending, equal = env[v]
-            if pending:   # complete it once: later uses reshard what this leaves
-                value, have, equal = complete(b, value, have, pending, need, mesh, equal)
-                env[v] = (value, have, (), equal)
-            value, equal = reshard(b, value, have, need, mesh, equal)
+            value, equal = operand(b, env, v, need, mesh)
             local.append(value)
             same &= equal   # (an op on equal blocks computes equal blocks)
         if cls is S.ShardingConstraint:   # done: its operand now has its sharding
@@ -307,13 +303,9 @@ def _inline_map(module, b, mesh, op, env) -> list:
     every = tuple(mesh.axes)
     local = []
     for v, ax in zip(op.operands, attrs["in_axes"]):
-        value, have, pending, equal = env[v]
         rank = mlir.aval_of(v).ndim
         need = tuple(every if d == ax else () for d in range(rank))
-        if pending:
-            value, have, equal = complete(b, value, have, pending, need, mesh, equal)
-            env[v] = (value, have, (), equal)
-        value, _ = reshard(b, value, have, need, mesh, equal)
+        value, _ = operand(b, env, v, need, mesh)
         if ax >= 0:
             shape = b.aval(value).shape
             value = b.reshape(value, new_sizes=shape[:ax] + shape[ax + 1:])

@@ -36,7 +36,7 @@ from irax.dialect import sharding as S
 from irax.dialect.base import lookup
 from irax.dialect.builder import IRBuilder
 from irax.dialect.regions import emit_region_op
-from irax.shard.reshard import complete, replicas, reshard, scatters, settle
+from irax.shard.reshard import operand, replicas, scatters, settle
 
 
 class RegionPartitioner:
@@ -47,14 +47,12 @@ class RegionPartitioner:
         self._block = partition_block
         #: the operands' shardings as they are (partial sums completed where used)
         self.specs = [S.pad(env[v][1], mlir.aval_of(v).ndim) for v in op.operands]
-        self.trials = 0
         self.num_regions = len(op.regions)
 
     def trial(self, region: int, arg_specs, wants=None) -> list:
         """The shardings the results of region ``region`` come out with when its
         arguments have ``arg_specs``; a result's partial sums completed towards its entry
         of ``wants`` (None: as it is), a reduce-scatter where that splits a dimension."""
-        self.trials += 1
         block = self.op.regions[region].blocks[0]
         local = [self.local_aval(a, s) for a, s in zip(block.arguments, arg_specs)]
         name = funcs.unique_name(self.module, "__irax_partition_trial")
@@ -80,9 +78,10 @@ class RegionPartitioner:
         return a.update(shape=self.mesh.local_shape(a.shape, S.pad(spec, a.ndim)))
 
     def _entries(self, block, args, specs) -> dict:
-        return {old: (new, S.pad(s, mlir.aval_of(old).ndim), (),
-                      replicas(S.pad(s, mlir.aval_of(old).ndim), self.mesh))
-                for old, new, s in zip(block.arguments, args, specs)}
+        """The ``env`` of a region's block: its arguments as ``args`` under ``specs``."""
+        padded = [S.pad(s, mlir.aval_of(old).ndim) for old, s in zip(block.arguments, specs)]
+        return {old: (new, s, (), replicas(s, self.mesh))
+                for old, new, s in zip(block.arguments, args, padded)}
 
     def fill(self, region: int, plan):
         """The ``emit_region_op`` filler of region ``region`` under ``plan``: its ops on
@@ -108,12 +107,7 @@ def partition_region_op(module, b, mesh, op, env, partition_block) -> list:
     plan = cls.shard_regions(p, **attrs)
     local = []
     for v, need in zip(op.operands, plan.operands):
-        value, have, pending, equal = env[v]
-        need = S.pad(need, mlir.aval_of(v).ndim)
-        if pending:   # complete it once: later uses reshard what this leaves
-            value, have, equal = complete(b, value, have, pending, need, mesh, equal)
-            env[v] = (value, have, (), equal)
-        local.append(reshard(b, value, have, need, mesh, equal)[0])
+        local.append(operand(b, env, v, S.pad(need, mlir.aval_of(v).ndim), mesh)[0])
     regions = [([p.local_aval(a, s) for a, s in zip(r.blocks[0].arguments, plan.args[i])],
                 p.fill(i, plan)) for i, r in enumerate(op.regions)]
     outs = [p.local_aval(r, s) for r, s in zip(op.results, plan.out)]

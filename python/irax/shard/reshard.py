@@ -31,6 +31,18 @@ def scatters(have, pending, want) -> list[tuple[int, str]]:
     return out
 
 
+def operand(b, env, v, need, mesh):
+    """This device's block of the value ``v`` (its ``env`` entry: block, sharding, pending
+    partial-sum axes, equal axes) under ``need``, and the axes along which the devices'
+    blocks are then equal. Partial sums are completed once: ``env`` keeps the completed
+    value for the later uses, which reshard what this leaves."""
+    value, have, pending, equal = env[v]
+    if pending:
+        value, have, equal = complete(b, value, have, pending, need, mesh, equal)
+        env[v] = (value, have, (), equal)
+    return reshard(b, value, have, need, mesh, equal)
+
+
 def settle(b, v, have, pending, want, mesh, same=frozenset()):
     """``v``, this device's block under ``have`` of a value whose sums over the mesh axes
     ``pending`` are still partial, completed (``complete``) and as its block under
