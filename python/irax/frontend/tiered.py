@@ -153,12 +153,18 @@ def _start(entry, device, name: str):
     return _Tier(module, future, program, device, name)
 
 
-def _interpret(entry, tier, leaves):
+def interpret(module, leaves) -> tuple[list, bool]:
+    """``@main`` of an expanded ``module`` on the reference interpreter, on the values of
+    ``leaves``: its results, and whether the call was slow (``SLOW_CALL_SECONDS``: the
+    next calls wait for the compiled program)."""
     start = time.perf_counter()
-    arrays = [concrete_value(x)[0] for x in leaves]
-    outs = evaluate_function(tier.module, "main", arrays)
+    outs = evaluate_function(module, "main", [concrete_value(x)[0] for x in leaves])
     stats["interpreted_calls"] += 1
-    tier.slow = time.perf_counter() - start > SLOW_CALL_SECONDS
+    return outs, time.perf_counter() - start > SLOW_CALL_SECONDS
+
+
+def _interpret(entry, tier, leaves):
+    outs, tier.slow = interpret(tier.module, leaves)
     results = [Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a, entry.home)
                for o, a in zip(outs, entry.out_avals)]
     return tree_util.tree_unflatten(entry.out_tree, results)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 
 import numpy as np
 
@@ -34,13 +33,11 @@ from irax.dialect.collective import Collective
 from irax.dialect.constant import Constant
 from irax.dialect.control import is_return
 from irax.dialect.control_flow import Cond, Scan, While
-from irax.dialect.interpreter import evaluate_function
 from irax.dialect.upstream import is_function
 from irax.frontend import tiered
 from irax.frontend.axes import emit_collective
 from irax.frontend.callee import shared_captures, trace_callee
 from irax.frontend.compile import clone_module
-from irax.frontend.eager import concrete_value
 from irax.frontend.trace import bind, current_trace
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import mesh as mesh_lib
@@ -90,14 +87,16 @@ class Partitioned:
         at its boundary (``device_program.py``); None where the caller must run the
         stacked multi-device program."""
         outs = None
-        if self.program is not False and config.irax_shard_map_threads:
+        threads = self.program is not False and config.irax_shard_map_threads
+        if threads:
             try:
                 if self.program is None:
                     self.program = SpmdProgram(self.replay, self.mesh, jit)
-                outs = self.program(tuple(leaves), self.in_specs,
-                                    lambda tree, avals: self.out_specs)
+                # no one program (a loop holding collectives, say): threads even without
+                # a core to spare beat the stacked program, on the first device only
+                outs = self._threads(leaves, spare_cores=self.one is not False)
             except NotSpmd:
-                self.program = False
+                self.program = threads = False
         if outs is None and self.one is not False and config.irax_device_program:
             try:
                 if self.one is None:
@@ -106,13 +105,13 @@ class Partitioned:
                 outs = self.one.run(device_blocks(leaves, self.in_specs, self.mesh))
             except NotSpmd:
                 self.one = False
-        if outs is None and self.one is False and self.program and \
-                config.irax_shard_map_threads:
-            # no one program (a loop holding collectives, say): threads even without a
-            # core to spare beat the stacked program, which runs on the first device only
-            outs = self.program(tuple(leaves), self.in_specs,
-                                lambda tree, avals: self.out_specs, spare_cores=False)
+                if threads:   # (the call above needed a core to spare)
+                    outs = self._threads(leaves, spare_cores=False)
         return outs
+
+    def _threads(self, leaves, spare_cores: bool):
+        return self.program(tuple(leaves), self.in_specs, lambda tree, avals: self.out_specs,
+                            spare_cores=spare_cores)
 
 
 class _Replay:
@@ -238,10 +237,7 @@ class _Tier:
         self.slow = False
 
     def __call__(self, entry, part, leaves):
-        start = time.perf_counter()
-        outs = evaluate_function(self.module, "main", [concrete_value(x)[0] for x in leaves])
-        tiered.stats["interpreted_calls"] += 1
-        self.slow = time.perf_counter() - start > tiered.SLOW_CALL_SECONDS
+        outs, self.slow = tiered.interpret(self.module, leaves)
         results = [device_put(Array._from_host(np.asarray(o, a.dtype).reshape(a.shape), a),
                               mesh_lib.NamedSharding(part.mesh, spec))
                    for o, a, spec in zip(outs, entry.out_avals, part.out_specs)]
