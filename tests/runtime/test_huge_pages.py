@@ -40,7 +40,9 @@ def _advised(array) -> bool:
     lo = -(-ptr // hugepages.HUGE_PAGE) * hugepages.HUGE_PAGE
     hi = (ptr + n) // hugepages.HUGE_PAGE * hugepages.HUGE_PAGE
     assert lo < hi, "the buffer holds no whole huge page"
-    return all("hg" in flags for start, end, flags in _mappings() if start < hi and end > lo)
+    flags = [f for start, end, f in _mappings() if start < hi and end > lo]
+    assert flags, "the buffer is in no mapping of /proc/self/smaps"
+    return all("hg" in f for f in flags)
 
 
 def test_advice_covers_only_whole_huge_pages():
@@ -103,3 +105,24 @@ def test_huge_pages_off_advises_nothing(monkeypatch):
     y = irax.jit(lambda x: x - 2.0)(irax.device_put(host[:-1]))
     np.testing.assert_array_equal(np.asarray(y), np.full_like(host[:-1], -1.0))
     assert len(calls) == 1 + hugepages.COPIES      # the argument, the reserved results
+
+
+@needs_madvise
+def test_reservations_are_made_once_per_size_and_again_after_a_trim(monkeypatch):
+    from irax.runtime import devices
+
+    calls = []
+    advise = hugepages.advise
+    monkeypatch.setattr(hugepages, "advise", lambda *a: calls.append(a) or advise(*a))
+    rt, hal = devices.runtime(), irax.devices()[0].hal
+    n = (5 << 20) + 7 * 4096   # a size no program of the suite returns
+    with config.override("irax_cpu_allocator", "system"):
+        hugepages.reserve(rt, hal, [n])    # freed buffers are not kept: nothing to do
+    assert calls == []
+    hugepages.reserve(rt, hal, [n, n])
+    assert len(calls) == hugepages.COPIES
+    hugepages.reserve(rt, hal, [n])        # already reserved
+    assert len(calls) == hugepages.COPIES
+    irax.clear_caches()                    # the kept buffers go back to the system
+    hugepages.reserve(rt, hal, [n])
+    assert len(calls) == 2 * hugepages.COPIES

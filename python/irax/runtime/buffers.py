@@ -41,8 +41,7 @@ def to_device(hal_device, data: np.ndarray):
     """A new device buffer holding a copy of ``data``."""
     rt = runtime()
     data = np.asarray(data, order="C")
-    if data.nbytes >= hugepages.THRESHOLD and hugepages.wanted(data.nbytes) and \
-            is_cpu(hal_device):
+    if hugepages.wanted(data.nbytes) and is_cpu(hal_device):
         return hugepages.upload(rt, hal_device, data, _element_type(data.dtype))
     return hal_device.allocator.allocate_buffer_copy(
         memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
