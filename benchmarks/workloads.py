@@ -430,6 +430,46 @@ def mlp_step(ctx: Context):
                     notes=["NumPy: hand-written backprop"])]
 
 
+def mlp_loop(ctx: Context):
+    """Ten SGD steps in one jit (a ``fori_loop`` over the step): irax runs the loop from
+    the host, each step a program on the thread pool (``transforms/split_loops.py``); the
+    second row keeps the loop inside one program, which runs on one thread."""
+    params, (x, y) = _mlp_params(), _mlp_data()
+    trips = 10
+
+    def make(lib, split=True):
+        def setup():
+            mod, np_mod, lax_mod = _irax() if lib == "irax" else _jx()
+            step = _sgd_step(mod, np_mod)
+
+            def train(p, x, y):
+                return lax_mod.fori_loop(0, trips, lambda i, c: step(c[0], x, y),
+                                         (p, np_mod.zeros((), np_mod.float32)))
+            f = mod.jit(train)
+            p, dx, dy = mod.device_put(params), mod.device_put(x), mod.device_put(y)
+            if lib == "irax":   # compiled now, under the option (it keeps its program)
+                with mod.config.override("irax_cpu_split_loops", split):
+                    f.lower(p, dx, dy).compile()
+            return lambda: mod.block_until_ready(f(p, dx, dy))
+        return setup
+
+    def numpy_loop():
+        p = params
+        for _ in range(trips):
+            p, loss = _np_sgd_step(p, x, y)
+        return p, loss
+
+    rows = [measure(ctx, "mlploop", f"jit MLP training loop, {trips} steps in a fori_loop",
+                    {"irax": make("irax"), "jax": make("jax"), "numpy": lambda: numpy_loop},
+                    reps=ctx.r(5, 2), notes=["784-512-512-10, batch 128; NumPy: a Python "
+                                             "loop of the hand-written step"])]
+    rows.append(measure(ctx, "mlploop", "same, the loop inside one program",
+                        {"irax": make("irax", split=False), "jax": make("jax")},
+                        reps=ctx.r(5, 2), notes=["irax_cpu_split_loops=False: IREE drives "
+                                                 "the loop, on one thread"]))
+    return rows
+
+
 def per_example_grads(ctx: Context):
     params, (x, y) = _mlp_params(), _mlp_data()
 
@@ -505,5 +545,6 @@ from workloads_eager import EAGER  # noqa: E402 - the second half of the table
 WORKLOADS = {
     "elementwise": elementwise, "dispatch": dispatch, "cold": cold_compile,
     "warm": warm_start, "scan": scan_rnn, "hessian": hessian, "mlp": mlp_step,
+    "mlploop": mlp_loop,
     "pergrad": per_example_grads, "cnn": cnn_step, "attention": attention, **EAGER,
 }

@@ -238,6 +238,12 @@ config.define("irax_cpu_huge_pages", True,
               "the kernel's mode is 'madvise'): host data copied in and programs' large "
               "results (docs/performance.md, 'Huge pages for large buffers').",
               _bool, env="IRAX_CPU_HUGE_PAGES")
+config.define("irax_cpu_split_loops", True,
+              "Under irax_cpu_driver='auto': run a one-device CPU program's top-level loop "
+              "whose body holds at least irax_cpu_threads_min_flops multiply-adds from the "
+              "host, its body a program of its own on the thread pool (a program with a "
+              "loop runs on one thread otherwise; docs/performance.md).",
+              _bool, env="IRAX_CPU_SPLIT_LOOPS")
 config.define("irax_tiered_jit", True,
               "Run the first calls of a jitted function that is not in the compile cache "
               "on the reference interpreter while IREE compiles it on another thread "

@@ -102,17 +102,25 @@ def module_at_stage(entry, stage: str):
     return hit
 
 
-def compile_entry(entry, device, name: str, function: str = "main") -> None:
+def compile_entry(entry, device, name: str, function: str = "main", split=None) -> None:
     """Compiles a specialization for ``device`` (the first of several when the program
-    addresses several devices); ``name``: the jitted function, for messages."""
+    addresses several devices); ``name``: the jitted function, for messages.
+    ``split(entry, device, name, work, function)``, where given, may install a one-device
+    program as pieces instead (``transforms/split_loops.py``): True when it did."""
     record = program_cache.key(entry, device.platform, function)
-    if from_record(entry, device, name, record, function):
+    if from_record(entry, device, name, record, function, split):
         return
     program = program_of(entry, device, name, record, function)
+    if split is not None and not program.group and \
+            split(entry, device, name, program.work, function):
+        return
+    install(entry, device, name, program, vmfb_of(program, name))
+
+
+def vmfb_of(program, name: str) -> bytes:
+    """The compiled ``program``: from the caches, else compiled (and stored)."""
     vmfb = cached_by_key(program.key, program.info, name)
-    if vmfb is None:
-        vmfb = compile_program(program, name)
-    install(entry, device, name, program, vmfb)
+    return compile_program(program, name) if vmfb is None else vmfb
 
 
 def compile_program(program, name: str) -> bytes:
@@ -163,13 +171,16 @@ def program_of(entry, device, name: str, record: str, function: str = "main") ->
     return program
 
 
-def from_record(entry, device, name: str, record: str, function: str = "main") -> bool:
+def from_record(entry, device, name: str, record: str, function: str = "main",
+                split=None) -> bool:
     """Installs the program recorded under ``record`` (``program_cache.key`` of the
     specialization) without running the passes; False when none is recorded."""
     found = program_cache.lookup(record, name)
     if found is None:
         return False
     vmfb, n, work = found
+    if split is not None and not n and split(entry, device, name, work, function):
+        return True
     _install(entry, device, name, program_devices(device, n, name), vmfb, work, function)
     entry.record = record
     return True
@@ -220,6 +231,12 @@ class _OneThread(threading.local):
 
 
 _ONE_THREAD = _OneThread()
+
+
+def on_one_thread() -> bool:
+    """Whether programs compiled now must stay on their calling thread
+    (``one_thread_each``)."""
+    return _ONE_THREAD.on
 
 
 @contextlib.contextmanager

@@ -98,14 +98,14 @@ def eligible(entry, device, program) -> bool:
         and work.elements <= config.irax_tiered_jit_max_elements
 
 
-def call(entry, device, name: str, leaves):
+def call(entry, device, name: str, leaves, split=None):
     """Runs a specialization without a compiled program: returns its results when this
     call was interpreted, None when the caller should run the compiled program (now
     installed, from the cache or the background compilation). Call with the
-    specialization's lock held."""
+    specialization's lock held. ``split``: as ``compile_entry``'s."""
     tier = entry.tier
     if tier is None:
-        tier = entry.tier = _start(entry, device, name)
+        tier = entry.tier = _start(entry, device, name, split)
         if tier is False:
             return None
     if tier is False:
@@ -131,14 +131,17 @@ def call(entry, device, name: str, leaves):
         return None
 
 
-def _start(entry, device, name: str):
+def _start(entry, device, name: str, split=None):
     """Installs the recorded or cached program, or compiles it now when the
     specialization does not qualify (returning False), or starts compiling it in the
     background and returns the tier."""
     record = program_cache.key(entry, device.platform, "main")
-    if from_record(entry, device, name, record):
+    if from_record(entry, device, name, record, split=split):
         return False
     program = program_of(entry, device, name, record)
+    if split is not None and not program.group and \
+            split(entry, device, name, program.work, "main"):
+        return False
     vmfb = compiler.cached_by_key(program.key, program.info, name)
     if vmfb is not None:
         install(entry, device, name, program, vmfb)

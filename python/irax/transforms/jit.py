@@ -33,7 +33,7 @@ from irax.passes import pipelines
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, committed_device
-from irax.transforms import abstracted_axes
+from irax.transforms import abstracted_axes, split_loops
 from irax.transforms.abstracted_axes import AutoDynamic
 from irax.transforms.layout import (
     ir_mesh,
@@ -332,7 +332,8 @@ class JitFunction:
     def _compile(self, entry: Specialization) -> None:
         with self._specs.lock:  # one compile per specialization
             if entry.executable is None and not tiered.finish(entry):
-                compile_entry(entry, self._target_device(entry), _fun_name(self.fun))
+                compile_entry(entry, self._target_device(entry), _fun_name(self.fun),
+                              split=split_loops.split)
 
     def __call__(self, *args, **kwargs):
         # inside another trace: trace through; a shard_map: it compiles for its devices
@@ -397,7 +398,7 @@ class JitFunction:
                 with self._specs.lock:
                     if entry.executable is None:
                         out = tiered.call(entry, self._target_device(entry),
-                                          _fun_name(self.fun), leaves)
+                                          _fun_name(self.fun), leaves, split_loops.split)
                         if out is not None:
                             return out
             if entry.executable is None:

@@ -29,16 +29,11 @@ from irax.core.config import config
 from irax.dialect import funcs, mlir
 from irax.dialect import sharding as S
 from irax.dialect.base import lookup
-from irax.dialect.collective import Collective
-from irax.dialect.constant import Constant
-from irax.dialect.control import is_return
-from irax.dialect.control_flow import Cond, Scan, While
 from irax.dialect.upstream import is_function
 from irax.frontend import tiered
 from irax.frontend.axes import emit_collective
-from irax.frontend.callee import shared_captures, trace_callee
 from irax.frontend.compile import clone_module
-from irax.frontend.trace import bind, current_trace
+from irax.frontend.replay import Block, NotReplayable, Replayer
 from irax.passes import pipelines, run_pipeline
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array
@@ -78,7 +73,7 @@ class Partitioned:
             if not uniform_control(module, spmd_fn, [frozenset(S.axes_of(s)) for s in ins]):
                 raise NotSpmd("a loop condition or branch index may differ between devices")
             self.replay = _Replay(spmd_fn)
-        except NotSpmd:
+        except (NotSpmd, NotReplayable):
             self.program = False
 
     def __call__(self, leaves, jit):
@@ -115,97 +110,19 @@ class Partitioned:
 
 
 class _Replay:
-    """Calls the ops of a function in the current trace, one ``bind`` each, its
-    collectives through their mesh axis' handler (the devices meet there) and its loops
-    and branches as the same ops over their regions replayed the same way (so a
-    collective inside a loop meets on every trip); raises ``NotSpmd`` for a function this
-    cannot replay (calls, ops it does not know)."""
+    """Calls the ops of a function in the current trace, one ``bind`` each
+    (``frontend/replay.py``), its collectives through their mesh axis' handler (the
+    devices meet there) and its loops and branches as the same ops over their regions
+    replayed the same way (so a collective inside a loop meets on every trip); raises
+    ``NotReplayable`` for a function this cannot replay (calls, ops it does not know)."""
 
     def __init__(self, fn):
-        self.block = _Block(fn.regions[0].blocks[0])
+        self.block = Block(fn.regions[0].blocks[0],
+                           Replayer(collective=emit_collective, region=replayed_region))
         self.__name__ = self.__qualname__ = funcs.symbol_name(fn)
 
     def __call__(self, *blocks):
         return self.block(*blocks)
-
-
-class _Block:
-    """One block's ops replayed: ``__call__(*arguments)`` returns its results."""
-
-    def __init__(self, block, region: bool = False):
-        self.block = block
-        #: a loop's or branch's region (its collectives meet inside the lax control flow)
-        self.region = region
-        self.steps = []
-        self.results = None
-        for op in block.operations:
-            if is_return(op):
-                self.results = list(op.operands)
-                break
-            self.steps.append((op, _step(op)))
-        if self.results is None:
-            raise NotSpmd("a block without a return")
-
-    def __call__(self, *values):
-        if self.region:
-            with replayed_region():
-                return self._run(values)
-        return self._run(values)
-
-    def _run(self, values):
-        env = dict(zip(self.block.arguments, values))
-        for op, step in self.steps:
-            out = step([env[v] for v in op.operands])
-            env.update(zip(op.results, out if isinstance(out, (list, tuple)) else [out]))
-        return [env[v] for v in self.results]
-
-
-def _step(op):
-    """How ``_Block`` replays ``op``: a function of its operands' values."""
-    cls = lookup(op.name)
-    if cls is None or funcs.symbol_refs(op):
-        raise NotSpmd(f"{op.name} in the per-device function")
-    attrs = cls.decode_attrs(op)
-    if len(op.regions):
-        if cls not in (While, Scan, Cond):
-            raise NotSpmd(f"{op.name} in the per-device function")
-        return _region_op(cls, op, [_Block(r.blocks[0], region=True) for r in op.regions],
-                          attrs)
-    if cls is Constant and any(mlir.aval_of(r).dtype.kind == "c" for r in op.results):
-        raise NotSpmd("a complex constant")   # its attribute is not read into Python
-    if issubclass(cls, Collective):
-        return lambda operands: emit_collective(cls, operands, attrs)
-    return lambda operands: bind(cls, *operands, **attrs)
-
-
-def _region_op(cls, op, blocks, attrs):
-    """How ``_Block`` replays a loop or branch ``op``: each region's block replayed into a
-    traced function of its arguments (a region of the new op); the values those
-    functions capture (the device's position, which its collectives pass to the host)
-    become consts in front of the op's own, then its operands."""
-    first = 1 if cls is Cond else 0   # a branch index stays in front
-    out_avals = [mlir.aval_of(r) for r in op.results]
-
-    def replay(operands):
-        callees = []
-        for block in blocks:
-            avals = [mlir.aval_of(a) for a in block.block.arguments]
-            callees.append(trace_callee(
-                block, avals, tree_util.tree_structure((tuple(avals), {})), "region",
-                f"{op.name} region", in_avals=avals, concrete=False))
-        consts, index = shared_captures(callees)
-        k = len(consts)
-        regions = []
-        for c in callees:
-            n = len(c.in_avals)
-            regions.append(([x.aval for x in consts] + list(c.in_avals), c.trace.func_op,
-                            list(range(k, k + n)) + [index[id(x)] for x in c.captures]))
-        extra = dict(attrs)
-        if "num_consts" in extra:
-            extra["num_consts"] += k
-        args = list(operands[:first]) + consts + list(operands[first:])
-        return current_trace().emit_region_op(cls, args, regions, out_avals, extra)
-    return replay
 
 
 def run_partitioned(entry, leaves, jitted, jit):
