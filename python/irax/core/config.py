@@ -238,6 +238,12 @@ config.define("irax_cpu_huge_pages", True,
               "the kernel's mode is 'madvise'): host data copied in and programs' large "
               "results (docs/performance.md, 'Huge pages for large buffers').",
               _bool, env="IRAX_CPU_HUGE_PAGES")
+config.define("irax_cpu_output_storage", True,
+              "Results of 4 MB or more of a one-device CPU program are written into buffers "
+              "irax allocates from the device's caching allocator (IREE's thread pool "
+              "takes a fresh mapping for each result above 64 MB otherwise, and faults its "
+              "pages in at every call; passes/output_storage.py).",
+              _bool, env="IRAX_CPU_OUTPUT_STORAGE")
 config.define("irax_cpu_split_loops", True,
               "Under irax_cpu_driver='auto': run a one-device CPU program's top-level loop "
               "whose body holds at least irax_cpu_threads_min_flops multiply-adds from the "

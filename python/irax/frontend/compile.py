@@ -60,7 +60,8 @@ class Specialization:
         self.donated = tuple(donated)
         self.executable = None
         self.device = None
-        self.stages = {}   # stage name -> module (module_at_stage)
+        #: stage name -> module (module_at_stage); "compiled": compiled_module's
+        self.stages = {}
         self.name = "main"  # the function, for messages
         self.tier = None    # frontend/tiered.py: None undecided, False compiled, or a _Tier
         self.work = None    # lowering/work.py's measure of the compiled program
@@ -76,6 +77,10 @@ class Specialization:
         #: the device it runs on and commits its results to (the device of its committed
         #: arguments, or jit's ``device``); None: the default device, uncommitted
         self.home = None
+
+
+#: irax-output-storage over a copy of the "iree" stage (jit's one-device CPU programs)
+OUTPUT_STORAGE = "builtin.module(irax-output-storage)"
 
 
 def clone_module(module):
@@ -155,11 +160,27 @@ class Program:
         self.function = function
 
 
+def compiled_module(entry, device):
+    """The module jit compiles for a specialization on ``device`` (cached on it): its
+    "iree" stage ("iree-gpu" for GPUs), a one-device CPU program's large results given
+    storage arguments (``irax-output-storage``) unless it donates arguments."""
+    hit = entry.stages.get("compiled")
+    if hit is None:
+        target = target_for_platform(device.platform)
+        hit = module_at_stage(entry, pipelines.iree_stage(target.backend))
+        if target.backend == "llvm-cpu" and not num_devices(hit) and not entry.donated \
+                and config.irax_cpu_output_storage:
+            hit = clone_module(hit)
+            run_pipeline(hit, OUTPUT_STORAGE)
+        entry.stages["compiled"] = hit
+    return hit
+
+
 def program_of(entry, device, name: str, record: str, function: str = "main") -> Program:
     """The program of a specialization on ``device`` (runs irax-jit's passes); ``record``:
     its ``program_cache.key``."""
     target = target_for_platform(device.platform)
-    module = module_at_stage(entry, pipelines.iree_stage(target.backend))
+    module = compiled_module(entry, device)
     group = program_devices(device, num_devices(module), name)
     program = Program(module, dataclasses.replace(target, num_devices=len(group)), group,
                       record, function)
@@ -200,12 +221,16 @@ def _install(entry, device, name, group, vmfb, work, function) -> None:
     entry.name = name
     entry.work = work
     out_dtypes = [a.dtype for a in entry.out_avals]
+    # results written into storage the call allocates (passes/output_storage.py)
+    outputs = [(tuple(entry.out_avals[i].shape), entry.out_avals[i].dtype)
+               for i in work.outputs]
     if tunes_threads(work, device, group):
-        entry.executable = Tuned(_executable(vmfb, home, group, out_dtypes, function),
-                                 _executable(vmfb, home, group, out_dtypes, function, True))
+        entry.executable = Tuned(
+            _executable(vmfb, home, group, out_dtypes, function, outputs=outputs),
+            _executable(vmfb, home, group, out_dtypes, function, True, outputs))
     else:
         entry.executable = _executable(vmfb, home, group, out_dtypes, function,
-                                       wants_threads(work, device, len(group)))
+                                       wants_threads(work, device, len(group)), outputs)
     entry.device = home
     if home.platform == "cpu" and not group:   # large results on huge pages
         hugepages.reserve(devices.runtime(), home.hal,
@@ -289,16 +314,16 @@ def tunes_threads(work, device, group) -> bool:
 
 
 def _executable(vmfb: bytes, device, group, out_dtypes, function: str,
-                threads: bool = False) -> Executable:
+                threads: bool = False, outputs=()) -> Executable:
     key = (hashlib.sha256(vmfb).digest(), device, device.driver, tuple(group),
-           tuple(out_dtypes), function, threads)
+           tuple(out_dtypes), function, threads, tuple(outputs))
     with _LOCK:
         exe = _EXECUTABLES.get(key)
         if exe is not None:
             _EXECUTABLES.move_to_end(key)
             return exe
     exe = Executable(vmfb, device, out_dtypes, function=function, devices=group,
-                     threads=threads)
+                     threads=threads, outputs=outputs)
     with _LOCK:
         _EXECUTABLES[key] = exe
         while len(_EXECUTABLES) > _EXECUTABLES_MAX:

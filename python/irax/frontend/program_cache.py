@@ -65,7 +65,9 @@ def key(entry, platform: str, function: str) -> str:
     code = compiler.module_bytecode(entry.trace_module)
     flags = compiler.target_for_platform(platform, 0).flags() + compiler.GLOBAL_FLAGS
     # the options by which a program adds flags of its own (frontend/compile.py Program)
-    chosen = (config.irax_cpu_matmul_tuning, config.irax_cpu_data_tiling_min_flops)
+    # or its results' storage arguments (program_of)
+    chosen = (config.irax_cpu_matmul_tuning, config.irax_cpu_data_tiling_min_flops,
+              config.irax_cpu_output_storage)
     return cache.make_key(b"irax-program", code, repr(config.trace_key), function,
                           "\0".join(flags), repr(chosen),
                           compiler.compiler_version(), compiler.CACHE_VERSION,
@@ -86,7 +88,8 @@ def lookup(record_key: str, name: str):
             record = (record["program"], record["info"], int(record["devices"]),
                       int(record["flops"]), bool(record["loops"]),
                       bool(record["host_loops"]), int(record["kernel_elements"]),
-                      bool(record.get("host_calls", True)), int(record.get("elements", 0)))
+                      bool(record.get("host_calls", True)), int(record.get("elements", 0)),
+                      [int(i) for i in record.get("outputs", [])])
         except (ValueError, KeyError, TypeError) as e:
             cache.discard(record_key, f"not a program record: {e}", _SUFFIX)
             return None
@@ -98,6 +101,7 @@ def lookup(record_key: str, name: str):
     work = Work(record[3], record[4], elements=record[8], host_loops=record[5],
                 kernel_elements=record[6])
     work.host_calls = record[7]
+    work.outputs = tuple(record[9])
     return vmfb, record[2], work
 
 
@@ -105,14 +109,15 @@ def store(record_key: str, program: str, info: dict, devices: int, work: Work) -
     """Records that the specialization of ``record_key`` compiles to the program of
     compile cache key ``program`` (made of ``info``: ``compiler.key_of``)."""
     record = (program, info, devices, work.flops, work.loops, work.host_loops,
-              work.kernel_elements, work.host_calls, work.elements)
+              work.kernel_elements, work.host_calls, work.elements, list(work.outputs))
     if _remember(record_key, record):
         payload = json.dumps({"program": program, "info": info, "devices": devices,
                               "flops": work.flops, "loops": work.loops,
                               "host_loops": work.host_loops,
                               "kernel_elements": work.kernel_elements,
                               "host_calls": work.host_calls,
-                              "elements": work.elements}).encode()
+                              "elements": work.elements,
+                              "outputs": list(work.outputs)}).encode()
         cache.store(record_key, payload, {"kind": "program record"}, _SUFFIX)
 
 

@@ -101,13 +101,15 @@ _MOVES = frozenset((
 
 
 _HOST = f"@{callbacks.HOST_MODULE}."
+#: (``passes/output_storage.py OUTPUTS_ATTR``: passes sit above this layer)
+_OUTPUTS = "irax.output_storage"
 
 
 class Work:
     """What one walk of a lowered module found (``measure``)."""
 
     __slots__ = ("flops", "loops", "elements", "wrong", "host_calls", "host_loops",
-                 "kernel_elements", "nested_loops", "products")
+                 "kernel_elements", "nested_loops", "products", "outputs")
 
     def __init__(self, flops: int = 0, loops: bool = False, elements: int = 0,
                  host_loops: bool | None = None, kernel_elements: int = 0):
@@ -133,6 +135,9 @@ class Work:
         #: the first op computing on an element type IREE gets wrong ("stablehlo.add on
         #: f8E8M0FNU"), or None
         self.wrong = None
+        #: the results whose storage the caller passes, in order, as trailing arguments
+        #: (``irax.output_storage`` on the public function: ``passes/output_storage.py``)
+        self.outputs: tuple[int, ...] = ()
 
 
 def measure(module) -> Work:
@@ -171,6 +176,8 @@ def measure(module) -> Work:
                     _enclosing(op, U.StableHLOWhile) is not None
         elif cls is U.FuncCall and str(op.attributes["callee"]).startswith(_HOST):
             work.host_calls = True
+        elif cls is U.FuncFunc and _OUTPUTS in op.attributes:
+            work.outputs = tuple(ir.DenseI64ArrayAttr(op.attributes[_OUTPUTS]))
         for r in op.results:
             shape = _shape(r)
             work.elements += math.prod(shape) if shape is not None else 0

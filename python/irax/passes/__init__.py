@@ -12,6 +12,7 @@ from irax.passes import (  # noqa: F401,E402 - register the passes
     legalize_iree,
     loop_kernels,
     lower_to_stablehlo,
+    output_storage,
     partition,
     raise_stablehlo,
     shard,

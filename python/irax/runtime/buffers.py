@@ -8,6 +8,7 @@ view) alive through its base object.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -46,6 +47,16 @@ def to_device(hal_device, data: np.ndarray):
     return hal_device.allocator.allocate_buffer_copy(
         memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
         device=hal_device, buffer=data, element_type=_element_type(data.dtype))
+
+
+def empty(hal_device, shape, dtype: np.dtype):
+    """A new device buffer view of ``shape`` and ``dtype``, never written (a program's
+    output storage: ``passes/output_storage.py``)."""
+    rt = runtime()
+    buffer = hal_device.allocator.allocate_buffer(
+        memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
+        allocation_size=math.prod(shape) * dtype.itemsize)
+    return rt.HalBufferView(buffer, shape, _element_type(dtype))
 
 
 class _KeepAlive:

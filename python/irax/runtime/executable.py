@@ -87,7 +87,7 @@ class Executable:
     """
 
     def __init__(self, vmfb: bytes, device: _devices.Device, out_dtypes, function: str = "main",
-                 devices=None, threads: bool = False):
+                 devices=None, threads: bool = False, outputs=()):
         rt = _devices.runtime()
         inst = _devices.instance()
         self.vmfb = vmfb
@@ -114,15 +114,23 @@ class Executable:
         self._list = rt.VmVariantList
         self._view = rt.HalBufferView
         self._invoke = self.context.invoke
+        #: ``(shape, dtype)`` of each trailing argument that is a result's storage
+        #: (``passes/output_storage.py``): allocated at each call, from the device's
+        #: allocator (IREE's thread pool would otherwise take large results from its own)
+        self._outputs = [(shape, np.dtype(dtype)) for shape, dtype in outputs]
         _LIVE.add(self)
         # one call at a time: an IREE VM context is not for concurrent invocation (threads
         # calling one jitted function take turns; distinct programs run concurrently)
         self._lock = threading.Lock()
 
     def __call__(self, views):
-        args = self._list(len(views))
+        args = self._list(len(views) + len(self._outputs))
         for v in views:
             args.push_ref(v)
+        if self._outputs:
+            hal = self.device.hal
+            for shape, dtype in self._outputs:
+                args.push_ref(buffers.empty(hal, shape, dtype))
         n = self._n
         rets = self._list(n)
         with self._lock:

@@ -24,6 +24,7 @@ from irax.frontend.compile import (
     Specialization,
     clone_module,
     compile_entry,
+    compiled_module,
     execute,
     module_at_stage,
 )
@@ -506,8 +507,10 @@ class Compiled:
         return execute(self._entry, leaves)
 
     def as_text(self) -> str:
-        """The module IREE compiled (the "iree" stage)."""
-        return module_at_stage(self._entry, "iree").operation.get_asm()
+        """The module IREE compiled (the "iree" stage, with the storage arguments of its
+        large results where it has them: ``passes/output_storage.py``)."""
+        entry = self._entry
+        return compiled_module(entry, self._jitted._target_device(entry)).operation.get_asm()
 
     @property
     def vmfb(self) -> bytes:

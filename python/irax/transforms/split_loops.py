@@ -197,10 +197,11 @@ class _Planner:
                 run.append((i, op))
         steps.append(self.segment(run, last))
         steps = [s for s in steps if s is not None]
-        # a slot is dropped after its last reader, so that its buffer goes as it would
+        # a slot is dropped after the piece holding its last reader, so that its buffer
+        # goes as it would (a function result stays)
         for s in steps:
             s.drop = [self.slots[v] for v, at in last.items()
-                      if at == s.end and v in self.slots and at < len(ops)]
+                      if s.start <= at <= s.end and v in self.slots and at < len(ops)]
         self.program = SplitProgram(steps, len(self.slots), list(range(n_args)),
                                     [self.slots[v] for v in results], device)
 
@@ -242,7 +243,8 @@ class _Planner:
                 env.update(zip(op.results, out if isinstance(out, (list, tuple)) else [out]))
             return [env[v] for v in outs]
         exe = self.piece(fn, [mlir.aval_of(v) for v in ins], "ops around a loop")
-        return _Run(end, exe, [self.slots[v] for v in ins], [self.slot(v) for v in outs])
+        return _Run((run[0][0], end), exe, [self.slots[v] for v in ins],
+                    [self.slot(v) for v in outs])
 
     def loop(self, op, end: int):
         cls = lookup(op.name)
@@ -259,7 +261,7 @@ class _Planner:
                 return list(carry) + cond(*args[:k], *carry)
             first = self.piece(lambda *a: cond(*a), avals, "loop condition")
             exe = self.piece(trip, avals, "loop body")
-            return _While(end, first, exe, operands, k, [self.slot(r) for r in op.results],
+            return _While((end, end), first, exe, operands, k, [self.slot(r) for r in op.results],
                           self.device)
         c, length, reverse = attrs["num_carry"], attrs["length"], attrs["reverse"]
         body = Block(op.regions[0].blocks[0], self.how)
@@ -278,8 +280,8 @@ class _Planner:
             return [bind(Add, i, np.int32(1))] + list(out[:c]) + new_ys
         counter = ShapedArray((), np.dtype(np.int32))
         exe = self.piece(trip, avals[:k] + [counter] + avals[k:] + ys, "loop body")
-        return _Scan(end, exe, operands, k, c, length, ys, [self.slot(r) for r in op.results],
-                     self.device)
+        return _Scan((end, end), exe, operands, k, c, length, ys,
+                     [self.slot(r) for r in op.results], self.device)
 
 
 def _row(x, at):
@@ -300,9 +302,9 @@ def _write_row(ys, y, at):
 class _Run:
     """A piece of ordinary ops: its program on the slots it reads, into those it fills."""
 
-    def __init__(self, end, exe, ins, outs):
-        #: the index of its last top-level op
-        self.end, self.exe, self.ins, self.outs = end, exe, ins, outs
+    def __init__(self, span, exe, ins, outs):
+        #: the indices of its first and last top-level ops
+        (self.start, self.end), self.exe, self.ins, self.outs = span, exe, ins, outs
         self.drop = []
 
     def __call__(self, env):
@@ -315,8 +317,8 @@ class _While:
     """A heavy ``irax.while`` run from the host: the condition's program once, then the
     body's (which returns the next condition) until it is false."""
 
-    def __init__(self, end, first, exe, operands, k, outs, device):
-        self.end, self.first, self.exe, self.k = end, first, exe, k
+    def __init__(self, span, first, exe, operands, k, outs, device):
+        (self.start, self.end), self.first, self.exe, self.k = span, first, exe, k
         self.ins, self.outs, self.hal = operands, outs, device.hal
         self.drop = []
 
@@ -335,11 +337,12 @@ class _Scan:
     """A heavy ``irax.scan`` run from the host: the body's program ``length`` times, the
     step counter and the stacked outputs passed from call to call."""
 
-    def __init__(self, end, exe, operands, k, c, length, ys, outs, device):
-        self.end, self.exe, self.k, self.c, self.length = end, exe, k, c, length
+    def __init__(self, span, exe, operands, k, c, length, ys, outs, device):
+        (self.start, self.end), self.exe, self.k = span, exe, k
+        self.c, self.length = c, length
         self.ins, self.outs = operands, outs
         # buffers never written (a program's arguments are read only): made once
-        self.start = [to_device(device.hal, np.zeros((), np.int32))] + \
+        self.zeros = [to_device(device.hal, np.zeros((), np.int32))] + \
             [to_device(device.hal, np.zeros(a.shape, a.dtype)) for a in ys]
         self.drop = []
 
@@ -347,7 +350,7 @@ class _Scan:
         args = [env[i] for i in self.ins]
         k, c = self.k, self.c
         consts, carry, xs = args[:k], args[k:k + c], args[k + c:]
-        i, ys = self.start[0], self.start[1:]
+        i, ys = self.zeros[0], self.zeros[1:]
         for _ in range(self.length):
             out = self.exe(consts + [i] + carry + xs + ys)
             i, carry, ys = out[0], out[1:1 + c], out[1 + c:]
