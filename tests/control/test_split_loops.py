@@ -228,3 +228,20 @@ def test_the_compiled_program_of_a_cut_function_is_the_one_program(data):
     vmfb = compiled.vmfb   # what export and AOT users ship: the whole program
     with config.override("irax_cpu_split_loops", False):
         assert vmfb == _compiled(steps, p, x, y).vmfb
+
+
+def test_an_eager_loop_of_training_steps_is_cut_too(data):
+    p, x, y = data
+
+    def step(i, p):
+        g = irax.grad(_mlp(jnp))(p, x, y)
+        return irax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
+
+    before = split_loops.stats["programs"]
+    got = lax.fori_loop(0, 3, step, p)   # outside jit: compiled once, as JAX does
+    assert split_loops.stats["programs"] == before + 1
+
+    def jstep(i, p):
+        g = jax.grad(_mlp(jjnp))(p, x, y)
+        return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
+    _close(got, jax.lax.fori_loop(0, 3, jstep, p))

@@ -245,9 +245,14 @@ _STRESS = textwrap.dedent("""
     assert pool.lower(m)._entry.executable is None
     pool(m)
     assert pool.lower(m)._entry.executable.threads
+    # a loop whose body multiplies matrices: run from the host, the body on the pool
+    cut = irax.jit(lambda m: irax.lax.fori_loop(
+        0, 8, lambda i, c: irax.numpy.tanh(c @ m) + c * 0.5, m))
+    from irax.transforms.split_loops import SplitProgram
+    assert isinstance(cut.lower(m).compile()._entry.executable, SplitProgram)
     report = {}
     for name, call in (("loops", lambda: loops(x, a)), ("pmap", lambda: step(v)),
-                       ("pool", lambda: pool(m))):
+                       ("pool", lambda: pool(m)), ("split", lambda: cut(m))):
         first = [np.asarray(r) for r in irax.tree.leaves(call())]
         bad = 0
         for _ in range(int(sys.argv[2])):
@@ -260,15 +265,16 @@ _STRESS = textwrap.dedent("""
 
 def test_default_driver_stress_loops_pmap_and_pool_programs_are_deterministic():
     """1000 calls each of a program with nested while loops (the one that races on the
-    pool), a 4-device pmap with a loop and a collective, and a loop-free program on the
-    thread pool, in a fresh process (a crash fails the test): every result bit-identical
-    to the first."""
+    pool), a 4-device pmap with a loop and a collective, a loop-free program on the
+    thread pool, and a loop run from the host whose body is on the pool
+    (``split_loops.py``), in a fresh process (a crash fails the test): every result
+    bit-identical to the first."""
     data = os.path.join(os.path.dirname(__file__), "..", "passes", "data", "control_flow.mlir")
     proc = subprocess.run([sys.executable, "-c", _STRESS, data, "1000"], capture_output=True,
                           text=True, timeout=600, env={**os.environ, "IRAX_CPU_DRIVER": "auto"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"loops": 0, "pmap": 0,
-                                                                 "pool": 0}
+                                                                 "pool": 0, "split": 0}
 
 
 def test_caching_allocator_reuses_result_memory_and_trims():

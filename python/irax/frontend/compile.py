@@ -344,12 +344,12 @@ def run_compiled(module, entry: str, args, in_avals, out_avals, name: str) -> li
     return execute(compiled_function(module, entry, in_avals, out_avals, name), list(args))
 
 
-def compiled_function(module, entry: str, in_avals, out_avals, name: str):
+def compiled_function(module, entry: str, in_avals, out_avals, name: str, split=None):
     """``@entry`` of an irax ``module`` compiled (cached by content) for the default
-    device: a specialization ``execute`` runs."""
+    device: a specialization ``execute`` runs. ``split``: as ``compile_entry``'s."""
     spec = Specialization(module, in_avals, out_avals,
                           tree_util.tree_structure(list(range(len(out_avals)))))
-    compile_entry(spec, devices.default_device(), name, function=entry)
+    compile_entry(spec, devices.default_device(), name, function=entry, split=split)
     return spec
 
 

@@ -34,6 +34,7 @@ from irax.lax import _util as U
 from irax.lax._shape_more import index_in_dim, stack
 from irax.runtime.array import Array, committed_device, committed_to
 from irax.runtime.compiler import carries
+from irax.transforms import split_loops
 from irax.transforms.specializations import on_clear_caches
 from irax.transforms.vectorize import vmap
 
@@ -101,7 +102,8 @@ def _run_here(build, operands, api: str, key=None, state=None):
     hoisted = list(t.hoisted)     # concrete Arrays of carried dtypes (``_hoistable``)
     if compiled and _compilable(pairs, out_avals):
         avals = [a for a, _ in pairs] + [x.aval for x in hoisted]
-        spec = compiled_function(t.module, "main", avals, out_avals, api)
+        # (a heavy loop's body a program of its own on the pool: split_loops.py)
+        spec = compiled_function(t.module, "main", avals, out_avals, api, split_loops.split)
         if key is not None:
             with _EAGER_LOCK:
                 _EAGER[key] = (spec, dict(state or {}), hoisted)

@@ -142,7 +142,8 @@ def _heavy(op, module) -> bool:
         body = op.regions[0].blocks[0]
     else:
         return False
-    return multiply_adds(body, module) >= config.irax_cpu_threads_min_flops
+    # (a body without products: elementwise work gains nothing from the pool)
+    return multiply_adds(body, module) >= max(config.irax_cpu_threads_min_flops, 1)
 
 
 def make(module, function: str, device, name: str, compile_piece):
