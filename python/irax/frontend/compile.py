@@ -27,7 +27,7 @@ from irax.dialect import mlir
 from irax.frontend import program_cache
 from irax.lowering.stablehlo import num_devices
 from irax.lowering.work import measure
-from irax.passes import pipelines, run_pipeline
+from irax.passes import output_storage, pipelines, run_pipeline
 from irax.runtime import devices, hugepages
 from irax.runtime.array import Array, device_buffer
 from irax.runtime.compiler import (
@@ -168,8 +168,8 @@ def compiled_module(entry, device):
     if hit is None:
         target = target_for_platform(device.platform)
         hit = module_at_stage(entry, pipelines.iree_stage(target.backend))
-        if target.backend == "llvm-cpu" and not num_devices(hit) and not entry.donated \
-                and config.irax_cpu_output_storage:
+        if target.backend == "llvm-cpu" and not entry.donated and \
+                config.irax_cpu_output_storage and output_storage.wanted(hit):
             hit = clone_module(hit)
             run_pipeline(hit, OUTPUT_STORAGE)
         entry.stages["compiled"] = hit

@@ -60,12 +60,31 @@ class OutputStorage(ModulePass):
                                                  "holds")}
 
     def run(self, module) -> None:
-        if num_devices(module) or measure(module).host_loops:
+        n = self.option("min-bytes")
+        if not wanted(module, n) or measure(module).host_loops:
             return
-        for fn in module.body.operations:
-            if U.op_class(fn) is U.FuncFunc and len(fn.regions[0].blocks) and \
-                    "sym_visibility" not in fn.attributes:
-                add_storage(fn, self.option("min-bytes"))
+        for fn in _public(module):
+            add_storage(fn, n)
+
+
+def _public(module) -> list:
+    return [fn for fn in module.body.operations
+            if U.op_class(fn) is U.FuncFunc and len(fn.regions[0].blocks)
+            and "sym_visibility" not in fn.attributes]
+
+
+def wanted(module, min_bytes: int = 1 << 22) -> bool:
+    """Whether a one-device module has a public function with a result this pass may
+    give storage (read from the signatures alone: cheap beside the pass, whose walk for
+    loops costs some 50 ms on a module of 10,000 ops)."""
+    if num_devices(module):
+        return False
+    ir = mlir.ir()
+    for fn in _public(module):
+        results = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value).results
+        if any((_bytes(t) or 0) >= min_bytes for t in results):
+            return True
+    return False
 
 
 def _bytes(t) -> int | None:
