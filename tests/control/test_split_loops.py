@@ -225,7 +225,7 @@ def test_the_compiled_program_of_a_cut_function_is_the_one_program(data):
 
     compiled = _compiled(steps, p, x, y)
     assert isinstance(compiled._entry.executable, SplitProgram)
-    vmfb = compiled.vmfb   # what export and AOT users ship: the whole program
+    vmfb = compiled.vmfb   # the program compiled as one module, as it would run whole
     with config.override("irax_cpu_split_loops", False):
         assert vmfb == _compiled(steps, p, x, y).vmfb
 
