@@ -12,13 +12,13 @@ and requires every result to be bit-identical to the first.
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import textwrap
 
 import numpy as np
 import pytest
+from fault_helpers import faults_per_call
 
 import irax
 import irax.numpy as jnp
@@ -301,14 +301,7 @@ def test_caching_allocator_reuses_result_memory_and_trims():
     f = irax.jit(lambda x: x * 2.0)
     x = irax.device_put(np.ones(1 << 24, np.float32))
     with config.override("irax_cpu_tune_min_elements", 0):
-        y = f(x)
-        np.asarray(y)
-        del y
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        for _ in range(4):
-            y = f(x)
-            del y
-        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        faults = 4 * faults_per_call(lambda: f(x))
     assert faults < 1000, faults    # 65,540 with irax_cpu_allocator="system"
     irax.clear_caches()             # hands the kept buffers back
 

@@ -7,10 +7,9 @@ fault in as the program writes them. The lit test (``tests/lit/passes/output-sto
 shows which results get storage; these run programs with it.
 """
 
-import resource
-
 import numpy as np
 import pytest
+from fault_helpers import faults_per_call
 
 import irax
 import irax.numpy as jnp
@@ -83,16 +82,7 @@ def test_the_thread_pool_writes_large_results_without_faulting_pages_in(storage)
             config.override("irax_cpu_driver", "local-task"):
         f = irax.jit(lambda x: x * 2.0 + 1.0)
         assert _entry(f, x).work.outputs == ((0,) if storage else ())
-        for _ in range(3):
-            y = f(x)
-            np.asarray(y)
-            del y
-        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-        for _ in range(4):
-            y = f(x)
-            y.block_until_ready()
-            del y
-        faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 4
+        faults = faults_per_call(lambda x=x: f(x), warm=3)
         y = f(x)
     np.testing.assert_array_equal(np.asarray(y)[::500, ::500], 3.0)
     if storage:
