@@ -199,8 +199,6 @@ def test_what_stays_one_program(rng):
 
     before = split_loops.stats["programs"]
     assert not isinstance(_compiled(light, w, x)._entry.executable, SplitProgram)
-    donated = irax.jit(heavy, donate_argnums=1).lower(w, x).compile()
-    assert not isinstance(donated._entry.executable, SplitProgram)
     with config.override("irax_cpu_driver", "local-sync"):
         assert not isinstance(_compiled(heavy, w, x)._entry.executable, SplitProgram)
     with config.override("irax_cpu_threads_min_flops", 24 * 24 * 16 + 1):
@@ -245,3 +243,22 @@ def test_an_eager_loop_of_training_steps_is_cut_too(data):
         g = jax.grad(_mlp(jjnp))(p, x, y)
         return jax.tree_util.tree_map(lambda a, b: a - 0.1 * b, p, g)
     _close(got, jax.lax.fori_loop(0, 3, jstep, p))
+
+
+def test_a_training_loop_donating_its_parameters(data):
+    p, x, y = data
+
+    def steps(p, x, y):
+        return lax.fori_loop(0, 3, lambda i, p: irax.tree_util.tree_map(
+            lambda a, b: a - 0.1 * b, p, irax.grad(_mlp(jnp))(p, x, y)), p)
+
+    f = irax.jit(steps, donate_argnums=0)
+    assert isinstance(f.lower(p, x, y).compile()._entry.executable, SplitProgram)
+    given = irax.device_put(p)
+    got = f(given, x, y)
+    assert all(a.is_deleted() for a in irax.tree_util.tree_leaves(given))
+
+    def jsteps(p, x, y):
+        return jax.lax.fori_loop(0, 3, lambda i, p: jax.tree_util.tree_map(
+            lambda a, b: a - 0.1 * b, p, jax.grad(_mlp(jjnp))(p, x, y)), p)
+    _close(got, jax.jit(jsteps)(p, x, y))

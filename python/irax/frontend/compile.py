@@ -163,13 +163,14 @@ class Program:
 def compiled_module(entry, device):
     """The module jit compiles for a specialization on ``device`` (cached on it): its
     "iree" stage ("iree-gpu" for GPUs), a one-device CPU program's large results given
-    storage arguments (``irax-output-storage``) unless it donates arguments."""
+    storage arguments (``irax-output-storage``; a donated argument is no result's
+    storage: IREE aliases none, ``passes/legalize_iree.py``)."""
     hit = entry.stages.get("compiled")
     if hit is None:
         target = target_for_platform(device.platform)
         hit = module_at_stage(entry, pipelines.iree_stage(target.backend))
-        if target.backend == "llvm-cpu" and not entry.donated and \
-                config.irax_cpu_output_storage and output_storage.wanted(hit):
+        if target.backend == "llvm-cpu" and config.irax_cpu_output_storage and \
+                output_storage.wanted(hit):
             hit = clone_module(hit)
             run_pipeline(hit, OUTPUT_STORAGE)
         entry.stages["compiled"] = hit

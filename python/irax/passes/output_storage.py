@@ -18,8 +18,10 @@ that allocates them (``lowering/work.py``, ``runtime/executable.py``). A result 
 an argument, or that another result already returns, keeps IREE's own buffer. Modules
 placed on several devices, and modules with a loop IREE drives from the host (whose
 command buffers IREE 3.13 reuses; docs/performance.md, "The local-task race"), are left
-alone. jit applies it to one-device CPU programs without donated arguments
-(``frontend/compile.py program_of``); exported programs keep their plain signature.
+alone. jit applies it to one-device CPU programs (``frontend/compile.py
+compiled_module``: a donated argument is no result's storage there, since IREE 3.13 read
+an argument made a result's storage while writing it: ``irax-legalize-iree`` drops the
+donation); exported programs keep their plain signature.
 
 Before:
     func.func @main(%x: tensor<5000x5000xf32>) -> tensor<5000x5000xf32> {

@@ -73,12 +73,13 @@ stats = {"programs": 0}
 def wanted(entry, work, device) -> bool:
     """Whether a one-device program measured as ``work`` (``lowering/work.py``) may be cut
     at its loops: a CPU program with a loop driven from the host and enough multiply-adds
-    for the pool, under the "auto" driver; not with donated arguments (aliased buffers)
-    or symbolic sizes, nor where programs must stay on their thread."""
+    for the pool, under the "auto" driver; not with symbolic sizes, nor where programs
+    must stay on their thread. Donated arguments are fine: IREE aliases none of them
+    (``passes/legalize_iree.py``); the call deletes them after the last piece."""
     return (config.irax_cpu_split_loops and device.platform == "cpu"
             and config.irax_cpu_driver == "auto" and work.host_loops
             and work.flops >= config.irax_cpu_threads_min_flops
-            and not entry.donated and not entry.polymorphic and not on_one_thread())
+            and not entry.polymorphic and not on_one_thread())
 
 
 def split(entry, device, name: str, work, function: str) -> bool:
