@@ -262,3 +262,19 @@ def test_a_training_loop_donating_its_parameters(data):
         return jax.lax.fori_loop(0, 3, lambda i, p: jax.tree_util.tree_map(
             lambda a, b: a - 0.1 * b, p, jax.grad(_mlp(jjnp))(p, x, y)), p)
     _close(got, jax.jit(jsteps)(p, x, y))
+
+
+def test_a_piece_that_cannot_be_made_leaves_the_program_whole(rng, monkeypatch):
+    w = rng.normal(size=(24, 24)).astype(np.float32) * 0.2
+    x = rng.normal(size=(16, 24)).astype(np.float32)
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("no piece")
+
+    monkeypatch.setattr(split_loops._Planner, "piece", failing)
+    f = irax.jit(lambda w, x: lax.fori_loop(0, 3, lambda i, x: jnp.tanh(x @ w), x))
+    assert not isinstance(f.lower(w, x).compile()._entry.executable, SplitProgram)
+    want = x
+    for _ in range(3):
+        want = np.tanh(want @ w)
+    np.testing.assert_allclose(np.asarray(f(w, x)), want, rtol=1e-5, atol=1e-6)

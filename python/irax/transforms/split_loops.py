@@ -33,6 +33,7 @@ outputs (rewritten at every trip) exceed ``MAX_STACKED_BYTES``.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
@@ -69,6 +70,8 @@ MAX_STACKED_BYTES = 1 << 22
 #: programs cut so (``programs``), for tests
 stats = {"programs": 0}
 
+log = logging.getLogger("irax")
+
 
 def wanted(entry, work, device) -> bool:
     """Whether a one-device program measured as ``work`` (``lowering/work.py``) may be cut
@@ -95,7 +98,13 @@ def split(entry, device, name: str, work, function: str) -> bool:
         compile_entry(spec, device, what, split=split)
         return spec.executable
 
-    program = make(module_at_stage(entry, "simplified"), function, device, name, piece)
+    try:
+        program = make(module_at_stage(entry, "simplified"), function, device, name, piece)
+    except Exception as e:  # noqa: BLE001 - the one program decides (its own errors)
+        # a piece the replay or IREE could not make: the program runs whole, and raises
+        # what it raises without the cut
+        log.debug("irax.jit(%s): its loop is not cut (%s: %s)", name, type(e).__name__, e)
+        return False
     if program is None:
         return False
     record = program_cache.key(entry, device.platform, function)
