@@ -86,6 +86,48 @@ def test_the_hot_path_follows_caches_and_traced_options():
     assert len(calls) == 5
 
 
+def test_the_cached_one_array_call_takes_the_short_path_where_it_may():
+    """A program of one argument and one result, run on the calling thread without host
+    functions, result storage or donation, is called through ``Executable.one_array_call``
+    by the cached call (a third shorter than the general path); its results are those of
+    the general path, committed as they would be; anything else takes the general path."""
+    from irax.config import config
+    from irax.frontend.compile import execute
+
+    def entry(f, x):
+        return f.lower(x).compile()._entry
+
+    x = irax.device_put(np.arange(4, dtype=np.float32))
+    f = irax.jit(lambda v: v * 2 + 1)
+    assert entry(f, x).fast is not None
+    for _ in range(3):
+        y = f(x)
+    np.testing.assert_array_equal(np.asarray(y), np.asarray(execute(entry(f, x), [x])))
+    assert y.aval == x.aval and not y.committed and y.devices() == x.devices()
+    cpu = irax.devices()[0]
+    on = irax.jit(lambda v: v * 2 + 1, device=cpu)
+    on(x)
+    assert entry(on, x).fast is not None and on(x).committed
+    irax.clear_caches()   # the program found again (its record): committed all the same
+    on(x)
+    assert on(x).committed
+    gone = irax.device_put(np.ones(4, np.float32))
+    f(gone)
+    gone.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        f(gone)
+    # the general path: two results, donation, a host function, the thread pool, storage
+    assert entry(irax.jit(lambda v: (v, v + 1)), x).fast is None
+    assert entry(irax.jit(lambda v: v + 2, donate_argnums=0), x).fast is None
+    callback = irax.jit(lambda v: irax.pure_callback(np.sin, v, v))
+    assert entry(callback, x).fast is None
+    np.testing.assert_allclose(np.asarray(callback(x)), np.sin(np.arange(4.0)), rtol=1e-6)
+    with config.override("irax_cpu_driver", "local-task"):
+        assert entry(irax.jit(lambda v: v + 3), x).fast is None
+    big = irax.device_put(np.ones((1024, 1100), np.float32))
+    assert entry(irax.jit(lambda v: v + 4), big).fast is None   # (its result's storage)
+
+
 def test_static_argnums_and_argnames():
     calls = []
 

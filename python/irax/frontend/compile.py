@@ -49,7 +49,7 @@ class Specialization:
 
     __slots__ = ("trace_module", "out_tree", "out_avals", "executable", "device",
                  "donated", "stages", "in_avals", "kept", "name", "tier", "work", "polymorphic",
-                 "partitioned", "record", "function_record", "home")
+                 "partitioned", "record", "function_record", "home", "fast")
 
     def __init__(self, trace_module=None, in_avals=(), out_avals=(), out_tree=None,
                  donated=()):
@@ -77,6 +77,10 @@ class Specialization:
         #: the device it runs on and commits its results to (the device of its committed
         #: arguments, or jit's ``device``); None: the default device, uncommitted
         self.home = None
+        #: a one-array call of its executable on an argument's buffer on ``device``
+        #: (``Executable.one_array_call``: a cached jit call's short path; ``home``, set
+        #: after it is installed, says at each call whether results are committed)
+        self.fast = None
 
 
 #: irax-output-storage over a copy of the "iree" stage (jit's one-device CPU programs)
@@ -233,6 +237,11 @@ def _install(entry, device, name, group, vmfb, work, function) -> None:
         entry.executable = _executable(vmfb, home, group, out_dtypes, function,
                                        wants_threads(work, device, len(group)), outputs)
     entry.device = home
+    exe = entry.executable
+    entry.fast = exe.one_array_call(entry.out_avals[0], home) \
+        if type(exe) is Executable and len(entry.in_avals) == 1 and not entry.donated \
+        and not entry.polymorphic and len(entry.out_avals) == 1 and \
+        tree_util.treedef_is_strict_leaf(entry.out_tree) else None
     if home.platform == "cpu" and not group:   # large results on huge pages
         hugepages.reserve(devices.runtime(), home.hal,
                           [math.prod(a.shape) * a.dtype.itemsize for a in entry.out_avals

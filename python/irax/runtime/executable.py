@@ -104,6 +104,8 @@ class Executable:
         modules = [hal, host_module(hosts, device.hal_for(threads)), self.module] if hosts \
             else [hal, self.module]
         self.context = rt.VmContext(inst, modules)
+        #: how many modules the context holds (a third: host functions)
+        self.context_modules = len(modules)
         self.function = self.module.lookup_function(function)
         if self.function is None:
             raise ValueError(f"irax: compiled module has no function {function!r}")
@@ -149,6 +151,28 @@ class Executable:
         if n == 1:
             return [get(0, view)]
         return [get(i, view) for i in range(n)]
+
+    def one_array_call(self, aval, device):
+        """A function of one argument's buffer view and whether the result is committed,
+        returning the result ``Array`` (``aval`` on ``device``) of a program with one
+        argument and one result called on the calling thread, without host functions or
+        storage to allocate: the cached jit call of such a program (``transforms/jit.py``)
+        skips the general path's lists, checks and wrappers. None for any other program.
+        An IREE error comes out as the ``RuntimeError`` it is (the caller then takes the
+        general path, which words it)."""
+        if self._pooled or self._outputs or self._n != 1 or self.context_modules > 2:
+            return None
+        new_list, invoke, function = self._list, self._invoke, self.function
+        lock, view, from_device = self._lock, self._view, Array._from_device
+
+        def call(buffer, committed: bool):
+            args = new_list(1)
+            args.push_ref(buffer)
+            rets = new_list(1)
+            with lock:
+                invoke(function, args, rets)
+            return from_device(rets.get_as_object(0, view), aval, device, committed)
+        return call
 
 
 class Tuned:

@@ -348,7 +348,15 @@ class JitFunction:
                 and args[0]._home is last[3]:
             entry = last[2]
             if entry.executable is not None and entry.partitioned is None:
-                return execute(entry, [args[0]])
+                x = args[0]
+                fast = entry.fast
+                if fast is not None and x._device is entry.device and x._dev is not None \
+                        and not x._deleted:
+                    try:
+                        return fast(x._dev, entry.home is not None)
+                    except RuntimeError:   # (the general path words IREE's errors)
+                        pass
+                return execute(entry, [x])
         try:
             entry, leaves = self._entry(args, kwargs, traced=False)
         except _FollowsData:

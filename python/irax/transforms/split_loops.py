@@ -110,7 +110,7 @@ def split(entry, device, name: str, work, function: str) -> bool:
     record = program_cache.key(entry, device.platform, function)
     program.whole = lambda: vmfb_of(program_of(entry, device, name, record, function), name)
     entry.name, entry.work, entry.device = name, work, device
-    entry.executable = program
+    entry.executable, entry.fast = program, None
     stats["programs"] += 1
     return True
 
