@@ -117,13 +117,23 @@ def compile_entry(entry, device, name: str, function: str = "main", split=None) 
     ``split(entry, device, name, work, function)``, where given, may install a one-device
     program as pieces instead (``transforms/split_loops.py``): True when it did."""
     record = program_cache.key(entry, device.platform, function)
+    program = program_unless_installed(entry, device, name, record, function, split)
+    if program is not None:
+        install(entry, device, name, program, vmfb_of(program, name))
+
+
+def program_unless_installed(entry, device, name: str, record: str, function: str = "main",
+                             split=None):
+    """The ``Program`` a specialization compiles, or None when it is installed already:
+    from its record (``record``: its ``program_cache.key``), or as pieces (``split``, as
+    ``compile_entry``'s)."""
     if from_record(entry, device, name, record, function, split):
-        return
+        return None
     program = program_of(entry, device, name, record, function)
     if split is not None and not program.group and \
             split(entry, device, name, program.work, function):
-        return
-    install(entry, device, name, program, vmfb_of(program, name))
+        return None
+    return program
 
 
 def vmfb_of(program, name: str) -> bytes:

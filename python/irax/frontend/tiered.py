@@ -54,9 +54,8 @@ from irax.frontend import program_cache
 from irax.frontend.compile import (
     clone_module,
     compile_program,
-    from_record,
     install,
-    program_of,
+    program_unless_installed,
 )
 from irax.frontend.eager import concrete_value
 from irax.passes import pipelines, run_pipeline
@@ -136,11 +135,8 @@ def _start(entry, device, name: str, split=None):
     specialization does not qualify (returning False), or starts compiling it in the
     background and returns the tier."""
     record = program_cache.key(entry, device.platform, "main")
-    if from_record(entry, device, name, record, split=split):
-        return False
-    program = program_of(entry, device, name, record)
-    if split is not None and not program.group and \
-            split(entry, device, name, program.work, "main"):
+    program = program_unless_installed(entry, device, name, record, split=split)
+    if program is None:
         return False
     vmfb = compiler.cached_by_key(program.key, program.info, name)
     if vmfb is not None:

@@ -101,8 +101,9 @@ _MOVES = frozenset((
 
 
 _HOST = f"@{callbacks.HOST_MODULE}."
-#: (``passes/output_storage.py OUTPUTS_ATTR``: passes sit above this layer)
-_OUTPUTS = "irax.output_storage"
+#: the public function's attribute naming the results whose storage the caller passes
+#: (written by ``passes/output_storage.py``)
+OUTPUTS_ATTR = "irax.output_storage"
 
 
 class Work:
@@ -176,8 +177,8 @@ def measure(module) -> Work:
                     _enclosing(op, U.StableHLOWhile) is not None
         elif cls is U.FuncCall and str(op.attributes["callee"]).startswith(_HOST):
             work.host_calls = True
-        elif cls is U.FuncFunc and _OUTPUTS in op.attributes:
-            work.outputs = tuple(ir.DenseI64ArrayAttr(op.attributes[_OUTPUTS]))
+        elif cls is U.FuncFunc and OUTPUTS_ATTR in op.attributes:
+            work.outputs = tuple(ir.DenseI64ArrayAttr(op.attributes[OUTPUTS_ATTR]))
         for r in op.results:
             shape = _shape(r)
             work.elements += math.prod(shape) if shape is not None else 0

@@ -44,11 +44,9 @@ import math
 from irax.dialect import funcs, mlir
 from irax.dialect import upstream as U
 from irax.lowering.stablehlo import num_devices
-from irax.lowering.work import measure
+from irax.lowering.work import OUTPUTS_ATTR, measure
 from irax.passes.registry import ModulePass, Option, register_pass
 
-#: the function attribute naming the results that have storage arguments, in order
-OUTPUTS_ATTR = "irax.output_storage"
 OUTPUT = "iree.abi.output"
 
 
