@@ -278,3 +278,24 @@ def test_a_piece_that_cannot_be_made_leaves_the_program_whole(rng, monkeypatch):
     for _ in range(3):
         want = np.tanh(want @ w)
     np.testing.assert_allclose(np.asarray(f(w, x)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_the_ops_count_of_multiply_adds_is_the_lowered_programs():
+    """``multiply_adds`` (each contraction op's rule, on the expanded function) counts
+    what ``lowering/work.py`` counts on the lowered program."""
+    from irax.dialect import funcs
+    from irax.lowering.work import contraction_flops
+
+    a, b = np.ones((3, 8, 5), np.float32), np.ones((3, 5, 7), np.float32)
+    x, w = np.ones((2, 3, 10, 10), np.float32), np.ones((4, 3, 3, 3), np.float32)
+    cases = [(lambda a, b: jnp.tanh(a @ b) @ b.transpose(0, 2, 1), (a, b)),
+             (lambda x, w: lax.conv(x, w, (1, 1), "VALID"), (x, w)),
+             (lambda x, g: lax.conv_general_dilated(x, g, (2, 2), "SAME",   # 3 groups
+                                                    feature_group_count=3),
+              (x, np.ones((6, 1, 3, 3), np.float32)))]
+    for f, args in cases:
+        lowered = irax.jit(f).lower(*args)
+        module = lowered.compiler_ir("simplified")
+        block = funcs.symbol_table(module)["main"].regions[0].blocks[0]
+        count = split_loops.multiply_adds(block, module)
+        assert count > 0 and count == contraction_flops(lowered.compiler_ir("iree"))

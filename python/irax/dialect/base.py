@@ -123,6 +123,10 @@ class Op:
 
     #: call-like ops (``irax.call``, custom rules, checkpoint) name the function they run
     callee_of = None
+    #: matrix products and convolutions: ``multiply_adds(avals, outs, **attrs) -> int``,
+    #: the multiply-adds one execution performs (the pool pays for those; the
+    #: irax-level twin of ``lowering/work.py``'s count, which reads lowered programs)
+    multiply_adds = None
     #: True for ops that join the trace being recorded even on concrete operands (host
     #: callbacks: they run when the program runs, not while it is traced)
     joins_trace: ClassVar[bool] = False

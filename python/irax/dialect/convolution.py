@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from irax.core import dtypes
@@ -75,6 +77,13 @@ class ConvGeneralDilated(Op):
                   "lhs_spec": A.I64Array, "rhs_spec": A.I64Array, "out_spec": A.I64Array,
                   "feature_group_count": A.I64, "batch_group_count": A.I64}
     defaults = {"feature_group_count": 1, "batch_group_count": 1}
+
+    @classmethod
+    def multiply_adds(cls, avals, outs, *, rhs_spec, **attrs) -> int:
+        """Each result element sums a kernel window over the input features of its
+        group: the kernel's elements per output feature."""
+        rhs = avals[1]
+        return math.prod(outs[0].shape) * math.prod(rhs.shape) // max(rhs.shape[rhs_spec[0]], 1)
 
     @classmethod
     def infer(cls, lhs, rhs, **attrs):

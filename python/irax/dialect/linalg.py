@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from irax.core import dtypes, fp_errors
@@ -52,6 +54,12 @@ class DotGeneral(Op):
                   "lhs_batch_dimensions": A.I64Array, "rhs_batch_dimensions": A.I64Array}
     defaults = {"lhs_batch_dimensions": (), "rhs_batch_dimensions": ()}
     raises_from = ("stablehlo.dot_general", "stablehlo.dot")
+
+    @classmethod
+    def multiply_adds(cls, avals, outs, *, lhs_contracting_dimensions, **attrs) -> int:
+        """Each result element sums the products along the contracted dimensions."""
+        return math.prod(outs[0].shape) * math.prod(
+            avals[0].shape[d] for d in lhs_contracting_dimensions)
 
     @classmethod
     def raise_attrs(cls, op):

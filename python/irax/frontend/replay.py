@@ -49,19 +49,30 @@ class Block:
     """One block's ops replayed: ``__call__(*arguments)`` returns its results (a list)."""
 
     def __init__(self, block, how: Replayer, region: bool = False):
-        self.block = block
+        ops, results = [], None
+        for op in block.operations:
+            if is_return(op):
+                results = list(op.operands)
+                break
+            ops.append(op)
+        if results is None:
+            raise NotReplayable("a block without a return")
+        self._setup(ops, block.arguments, results, how, region)
+
+    @classmethod
+    def of_ops(cls, ops, arguments, results, how: Replayer) -> Block:
+        """Some ops of a block replayed as a function of ``arguments`` (the values they
+        read from outside them) returning ``results`` (values they make)."""
+        self = object.__new__(cls)
+        self._setup(ops, arguments, results, how, False)
+        return self
+
+    def _setup(self, ops, arguments, results, how, region) -> None:
+        self.arguments, self.results = list(arguments), list(results)
         self.how = how
         #: a loop's or branch's region (traced inside ``how.region()``)
         self.region = region and how.region is not None
-        self.steps = []
-        self.results = None
-        for op in block.operations:
-            if is_return(op):
-                self.results = list(op.operands)
-                break
-            self.steps.append((op, step(op, how)))
-        if self.results is None:
-            raise NotReplayable("a block without a return")
+        self.steps = [(op, step(op, how)) for op in ops]
 
     def __call__(self, *values):
         if self.region:
@@ -70,7 +81,7 @@ class Block:
         return self._run(values)
 
     def _run(self, values):
-        env = dict(zip(self.block.arguments, values))
+        env = dict(zip(self.arguments, values))
         for op, fn in self.steps:
             out = fn([env[v] for v in op.operands])
             env.update(zip(op.results, out if isinstance(out, (list, tuple)) else [out]))
@@ -114,7 +125,7 @@ def region_op(cls, op, blocks, attrs):
     def replay(operands):
         callees = []
         for block in blocks:
-            avals = [mlir.aval_of(a) for a in block.block.arguments]
+            avals = [mlir.aval_of(a) for a in block.arguments]
             callees.append(trace_callee(
                 block, avals, tree_util.tree_structure((tuple(avals), {})), "region",
                 f"{op.name} region", in_avals=avals, concrete=False))

@@ -34,7 +34,6 @@ outputs (rewritten at every trip) exceed ``MAX_STACKED_BYTES``.
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 
@@ -45,10 +44,8 @@ from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
 from irax.dialect.control import Call, is_return
 from irax.dialect.control_flow import Scan, While
-from irax.dialect.convolution import ConvGeneralDilated
 from irax.dialect.elementwise import Add, Sub
 from irax.dialect.indexing import DynamicSlice, DynamicUpdateSlice
-from irax.dialect.linalg import DotGeneral
 from irax.dialect.shape import Reshape
 from irax.frontend import program_cache
 from irax.frontend.compile import (
@@ -59,7 +56,7 @@ from irax.frontend.compile import (
     program_of,
     vmfb_of,
 )
-from irax.frontend.replay import Block, NotReplayable, Replayer, step
+from irax.frontend.replay import Block, NotReplayable, Replayer
 from irax.frontend.trace import Trace, bind
 from irax.runtime.buffers import to_device, to_host
 
@@ -121,14 +118,10 @@ def multiply_adds(block, module) -> int:
     total = 0
     for op in block.operations:
         cls = lookup(op.name)
-        if cls is DotGeneral:
-            lhs, out = mlir.aval_of(op.operands[0]), mlir.aval_of(op.results[0])
-            dims = cls.decode_attrs(op)["lhs_contracting_dimensions"]
-            total += math.prod(out.shape) * math.prod(lhs.shape[d] for d in dims)
-        elif cls is ConvGeneralDilated:
-            rhs, out = mlir.aval_of(op.operands[1]), mlir.aval_of(op.results[0])
-            features = rhs.shape[cls.decode_attrs(op)["rhs_spec"][0]]
-            total += math.prod(out.shape) * math.prod(rhs.shape) // max(features, 1)
+        if cls is not None and cls.multiply_adds is not None:   # (the op's own rule)
+            total += cls.multiply_adds([mlir.aval_of(v) for v in op.operands],
+                                       [mlir.aval_of(r) for r in op.results],
+                                       **cls.decode_attrs(op))
         elif cls is Call:
             body = funcs.callee_body(op, module)
             total += multiply_adds(body, module) if body is not None else 0
@@ -171,11 +164,13 @@ def make(module, function: str, device, name: str, compile_piece):
             results = list(op.operands)
             break
         ops.append(op)
-    if results is None or not any(_heavy(op, module) for op in ops):
+    heavy = [i for i, op in enumerate(ops) if _heavy(op, module)]
+    if results is None or not heavy:
         return None
     how = Replayer(module=module)
     try:
-        return _Planner(block, ops, results, module, how, device, name, compile_piece).program
+        return _Planner(block, ops, set(heavy), results, how, device, name,
+                        compile_piece).program
     except (NotReplayable, KeyError):   # (KeyError: a region reading a value from outside)
         return None
 
@@ -184,7 +179,7 @@ class _Planner:
     """Cuts a function's top-level ops into pieces: runs of ordinary ops, and the heavy
     loops; each value a later piece reads gets a slot of the host's environment."""
 
-    def __init__(self, block, ops, results, module, how, device, name, compile_piece):
+    def __init__(self, block, ops, heavy, results, how, device, name, compile_piece):
         self.how, self.device, self.name = how, device, name
         self.compile = compile_piece
         self.slots: dict = {}
@@ -200,7 +195,7 @@ class _Planner:
             last[v] = len(ops)
         steps, run = [], []
         for i, op in enumerate(ops):
-            if _heavy(op, module):
+            if i in heavy:   # (the indices of the heavy loops)
                 steps.append(self.segment(run, last))
                 run = []
                 steps.append(self.loop(op, i))
@@ -245,15 +240,8 @@ class _Planner:
         outs = [r for op in ops for r in op.results if last.get(r, -1) > end]
         if not outs:
             return None
-        steps = [(op, step(op, self.how)) for op in ops]
-
-        def fn(*args):
-            env = dict(zip(ins, args))
-            for op, f in steps:
-                out = f([env[v] for v in op.operands])
-                env.update(zip(op.results, out if isinstance(out, (list, tuple)) else [out]))
-            return [env[v] for v in outs]
-        exe = self.piece(fn, [mlir.aval_of(v) for v in ins], "ops around a loop")
+        exe = self.piece(Block.of_ops(ops, ins, outs, self.how), [mlir.aval_of(v) for v in ins],
+                         "ops around a loop")
         return _Run((run[0][0], end), exe, [self.slots[v] for v in ins],
                     [self.slot(v) for v in outs])
 
