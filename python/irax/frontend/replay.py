@@ -49,12 +49,7 @@ class Block:
     """One block's ops replayed: ``__call__(*arguments)`` returns its results (a list)."""
 
     def __init__(self, block, how: Replayer, region: bool = False):
-        ops, results = [], None
-        for op in block.operations:
-            if is_return(op):
-                results = list(op.operands)
-                break
-            ops.append(op)
+        ops, results = split_return(block)
         if results is None:
             raise NotReplayable("a block without a return")
         self._setup(ops, block.arguments, results, how, region)
@@ -86,6 +81,16 @@ class Block:
             out = fn([env[v] for v in op.operands])
             env.update(zip(op.results, out if isinstance(out, (list, tuple)) else [out]))
         return [env[v] for v in self.results]
+
+
+def split_return(block) -> tuple[list, list | None]:
+    """A block's ops before its return, and the values it returns (None: no return)."""
+    ops = []
+    for op in block.operations:
+        if is_return(op):
+            return ops, list(op.operands)
+        ops.append(op)
+    return ops, None
 
 
 def step(op, how: Replayer):

@@ -42,7 +42,7 @@ from irax.core.abstract import ShapedArray
 from irax.core.config import config
 from irax.dialect import funcs, mlir
 from irax.dialect.base import lookup
-from irax.dialect.control import Call, is_return
+from irax.dialect.control import Call
 from irax.dialect.control_flow import Scan, While
 from irax.dialect.elementwise import Add, Sub
 from irax.dialect.indexing import DynamicSlice, DynamicUpdateSlice
@@ -56,7 +56,7 @@ from irax.frontend.compile import (
     program_of,
     vmfb_of,
 )
-from irax.frontend.replay import Block, NotReplayable, Replayer
+from irax.frontend.replay import Block, NotReplayable, Replayer, split_return
 from irax.frontend.trace import Trace, bind
 from irax.runtime.buffers import to_device, to_host
 
@@ -158,12 +158,7 @@ def make(module, function: str, device, name: str, compile_piece):
     if fn is None:
         return None
     block = fn.regions[0].blocks[0]
-    ops, results = [], None
-    for op in block.operations:
-        if is_return(op):
-            results = list(op.operands)
-            break
-        ops.append(op)
+    ops, results = split_return(block)
     heavy = [i for i, op in enumerate(ops) if _heavy(op, module)]
     if results is None or not heavy:
         return None
