@@ -49,6 +49,8 @@ def cases(jnp, lax, P, shard_map, mesh):
             "shift_x": lax.ppermute(a, "x", perm=[(k, (k + 1) % n) for k in range(n)]),
             "shift_y_partial": lax.ppermute(a, "y", perm=[(0, 1)]),
             "shift_xy": lax.ppermute(a, ("x", "y"), perm=[(0, 3), (3, 1), (1, 2), (2, 0)]),
+            # JAX numbers the devices in the mesh's order whatever the tuple's order
+            "shift_yx_partial": lax.ppermute(a, ("y", "x"), perm=[(0, 3), (3, 1)]),
             "a2a_x": lax.all_to_all(a, "x", 0, 1, tiled=True),
             "a2a_y_untiled": lax.all_to_all(a[:, :2], "y", 1, 0),
             "a2a_xy": lax.all_to_all(a, ("x", "y"), 1, 1, tiled=True),
@@ -64,6 +66,7 @@ def cases(jnp, lax, P, shard_map, mesh):
         out_specs={"gather_x": P(None, None, "y"), "gather_x_tiled": P(None, "y"),
                    "gather_y_axis1": P("x", None), "shift_x": P("x", "y"),
                    "shift_y_partial": P("x", "y"), "shift_xy": P("x", "y"),
+                   "shift_yx_partial": P("x", "y"),
                    "a2a_x": P("x", "y"), "a2a_y_untiled": P("x", "y"), "a2a_xy": P("x", "y"),
                    "a2a_yx_0": P("x", "y"), "a2a_xy_untiled": P("x", "y")})
 

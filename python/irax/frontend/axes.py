@@ -61,6 +61,15 @@ def bound_axis_size(name) -> int:
     raise NameError(f"unbound axis name: {name}")
 
 
+def in_binding_order(names) -> tuple:
+    """``names`` ordered as their axes were bound, outermost first (a mesh's own axis
+    order under ``shard_map``): the order JAX numbers the devices of a ``ppermute`` over
+    several axes in, whatever order its ``axis_name`` lists them."""
+    def depth(name):
+        return max(i for i, (bound, _) in enumerate(_AXES.bound) if bound == name)
+    return tuple(sorted(names, key=depth))
+
+
 def emit_collective(op_cls, operands, attrs):
     """A collective over ``attrs["axis_name"]``: computed by that axis' handler when its
     mesh runs a program per device (``spmd_handler``), else emitted into the innermost

@@ -22,7 +22,7 @@ from irax.dialect import collective as C
 from irax.dialect import elementwise as E
 from irax.dialect import indexing as I
 from irax.dialect.constant import Iota
-from irax.frontend.axes import bound_axis_size, emit_collective, spmd_handler
+from irax.frontend.axes import bound_axis_size, emit_collective, in_binding_order, spmd_handler
 from irax.frontend.callee import TraceBuilder
 from irax.frontend.trace import bind
 from irax.lax import _shape as LS
@@ -190,8 +190,10 @@ def psum_scatter(x, axis_name, *, scatter_dimension: int = 0, axis_index_groups=
 def ppermute(x, axis_name, perm):
     """Example ``dst`` gets ``x`` of example ``src`` for each ``(src, dst)`` in ``perm``;
     examples that receive nothing get zeros. Over a tuple of names the indices are
-    row-major positions over all of them (as ``axis_index``)."""
-    names = _names(axis_name)
+    row-major positions over all of them in the order the axes were bound (a mesh's
+    order under ``shard_map``), whatever order ``axis_name`` lists them in: JAX numbers
+    the group's devices so (``axis_index`` and ``all_gather`` follow the tuple's order)."""
+    names = in_binding_order(_names(axis_name))
     pairs = [tuple(operator.index(i) for i in p) for p in perm]
     srcs, dsts = [s for s, _ in pairs], [t for _, t in pairs]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
