@@ -209,6 +209,27 @@ def test_fori_loop_static_bounds_is_reverse_differentiable():
         assert float(irax.grad(f)(x)) == pytest.approx(4 * x ** 3 + 2 * x + 2, rel=1e-5)
 
 
+def test_fori_loop_and_scan_take_unroll_as_jax_does():
+    """``unroll`` (jax.lax.fori_loop's keyword) is taken with static bounds and leaves the
+    values alone; traced bounds refuse it, as do a negative or a traced scan unroll."""
+    def f(x, n):
+        return lax.fori_loop(0, 5, lambda i, v: v * x + i, 1.0, unroll=n)
+
+    want = float(f(1.5, 1))
+    for n in (2, True, False, None, 1):
+        assert float(irax.jit(f, static_argnums=1)(1.5, n)) == pytest.approx(want, rel=1e-6)
+    with pytest.raises(ValueError, match="Can only use `unroll` in `fori_loop` if the loop "
+                                         "bounds are statically known"):
+        irax.jit(lambda k: lax.fori_loop(0, k, lambda i, v: v + 1, 0, unroll=2))(3)
+    assert int(irax.jit(lambda k: lax.fori_loop(0, k, lambda i, v: v + 1, 0,
+                                                unroll=1))(3)) == 3
+    with pytest.raises(ValueError, match="non-negative"):
+        lax.scan(lambda c, x: (c, x), 0.0, np.ones(3, np.float32), unroll=-1)
+    with pytest.raises(TypeError, match="concrete `int` or `bool`"):
+        irax.jit(lambda u: lax.scan(lambda c, x: (c, x), 0.0, np.ones(3, np.float32),
+                                    unroll=u))(2)
+
+
 # ---- vmap ------------------------------------------------------------------------------------
 def test_vmap_while_keeps_finished_examples_fixed():
     def count_up(x):

@@ -313,10 +313,11 @@ def _check_carry(what, out_tree, out_avals, tree, avals):
                         "types, but they differ:\n  * " + "\n  * ".join(detail))
 
 
-def fori_loop(lower, upper, body_fun, init_val):
+def fori_loop(lower, upper, body_fun, init_val, *, unroll=None):
     """``for i in range(lower, upper): val = body_fun(i, val)`` (``jax.lax.fori_loop``).
-    Static bounds become a ``scan`` (reverse-differentiable like JAX's); traced bounds a
-    ``while_loop``."""
+    Static bounds become a ``scan`` (reverse-differentiable like JAX's; ``unroll`` is
+    checked as ``scan``'s); traced bounds a ``while_loop``, which takes no ``unroll``
+    (JAX's error)."""
     lo, hi = leaf_aval_and_value(lower), leaf_aval_and_value(upper)
     dt = _bounds_dtype(lo[0], hi[0])
     static = lo[1] is not None and hi[1] is not None and not _traced(lower, upper)
@@ -328,8 +329,12 @@ def fori_loop(lower, upper, body_fun, init_val):
             return (i + 1, body_fun(i, val)), None
 
         (_, out), _ = scan(step, (lo_v, init_val), None, length=max(hi_v - lo_v, 0),
+                           unroll=False if unroll is None else unroll,
                            _key=("fori", body_fun, lo_v))
         return out
+    if unroll is not None and unroll is not False and unroll != 1:
+        raise ValueError("Can only use `unroll` in `fori_loop` if the loop bounds are "
+                         "statically known.")
 
     def c(state):
         i, upper_, _ = state
@@ -354,6 +359,14 @@ def _bounds_dtype(lo: ShapedArray, hi: ShapedArray):
                     f"{dtypes.short_name(lo.dtype)} and {dtypes.short_name(hi.dtype)}")
 
 
+def _check_unroll(unroll) -> None:
+    if isinstance(unroll, Tracer) or not isinstance(unroll, (bool, int, np.integer)):
+        raise TypeError("The `unroll` argument to `scan` expects a concrete `int` or "
+                        f"`bool` value, got {unroll!r}")
+    if unroll < 0:
+        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+
+
 def _traced(*xs) -> bool:
     return any(isinstance(x, Tracer) and x._concrete is None for x in xs)
 
@@ -362,7 +375,9 @@ def _traced(*xs) -> bool:
 def scan(f, init, xs=None, length=None, reverse: bool = False, unroll=1,
          _split_transpose: bool = False, *, _key=None):
     """``carry, y = f(carry, x)`` over the leading axis of ``xs`` (``jax.lax.scan``).
-    Returns ``(final carry, stacked ys)``. ``unroll`` is accepted (the compiler decides)."""
+    Returns ``(final carry, stacked ys)``. ``unroll`` is checked as JAX does (a concrete
+    bool or non-negative int), then left to the compiler."""
+    _check_unroll(unroll)
     c_leaves, c_tree = tree_util.tree_flatten(init)
     x_leaves, x_tree = tree_util.tree_flatten(xs)
     c_avals = [_strong(a) for a in _avals(c_leaves)]
