@@ -276,6 +276,38 @@ def test_sums_over_masks_known_to_be_all_true_count_every_element():
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
+def test_sums_of_broadcast_products_over_several_axes_compile():
+    """IREE 3.13 failed to compile ``jnp.sum(a * b, axis=(0, 1))`` for f32[8,2,8] and
+    f32[2,8] ("'vector.contract' op invalid accumulator/result vector shape"; a sharded
+    jit of a broadcast product met it per device); values and gradients as JAX's, in one
+    program (tiered jit off: the compiled program runs)."""
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(8, 2, 8)).astype(np.float32), \
+        rng.normal(size=(2, 8)).astype(np.float32)
+    c, d = rng.normal(size=(32, 2, 4)).astype(np.float32), \
+        rng.normal(size=(32, 4)).astype(np.float32)
+
+    def f(mod, a, b, c, d):
+        return (mod.sum(a * b, axis=(0, 1)), mod.sum(a * b[None], axis=(1, 0)),
+                mod.sum(c * d[:, None, :], axis=(0, 1)), mod.sum((a * b)[:, :1], axis=(0, 1)))
+
+    def loss(mod, *xs):
+        return sum(mod.sum(r ** 2) for r in f(mod, *xs))
+
+    old = config.irax_tiered_jit
+    config.update("irax_tiered_jit", False)
+    try:
+        got = irax.jit(partial(f, jnp))(a, b, c, d)
+        grads = irax.jit(irax.grad(partial(loss, jnp), argnums=(0, 1, 2, 3)))(a, b, c, d)
+    finally:
+        config.update("irax_tiered_jit", old)
+    for x, y in zip(got, jax.jit(partial(f, jjnp))(a, b, c, d)):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-5, atol=1e-5)
+    want = jax.jit(jax.grad(partial(loss, jjnp), argnums=(0, 1, 2, 3)))(a, b, c, d)
+    for x, y in zip(grads, want):
+        np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-4, atol=1e-4)
+
+
 # ---- an IREE compiler crash is an error, not the end of the process -------------------------
 def test_a_crash_of_iree_s_compiler_on_nested_loops_is_an_error():
     """IREE 3.13's compiler crashed (SIGSEGV in its stream RefineUsage pass) on this

@@ -23,6 +23,10 @@ pattern):
   vectors last and never empty, no batching dims, every indexed dim inserted, windows
   full-sized). The starts must be in bounds, as irax's lowering makes them. Any region
   that applies one binary op, or returns the update (a set).
+- a ``stablehlo.reduce`` summing several dimensions of a product, keeping some: two sums
+  (IREE 3.13 fails to vectorize the fused "matvec_like" form for small kept sizes when an
+  operand is broadcast along a summed dimension: "'vector.contract' op invalid
+  accumulator/result vector shape").
 - a ``stablehlo.reduce`` with several results: a barrier reads them (IREE 3.13 fails to
   compile argmax's two-result reduce when a transpose consumes it: "'linalg.yield' op
   expected number of yield values"), unless they have dynamic sizes (IREE 3.13 cannot
@@ -407,10 +411,21 @@ def _transposed(lb, x, aval, perm):
 
 
 # ---- multi-result reduce, unsigned reverse and transfer ----------------------------------------
+class StableHLOMultiply(U.UpstreamOp):
+    name = "stablehlo.multiply"
+
+
+class StableHLOSlice(U.UpstreamOp):
+    name = "stablehlo.slice"
+
+
 def legalize_reduce(op) -> None:
     """A barrier reads the used results of a reduce with several results (not of dynamic
     sizes: IREE 3.13 cannot compile a barrier on those, "'tensor.dim' op unexpected during
-    shape cleanup"; its transpose failure is a compile error, never a wrong value)."""
+    shape cleanup"; its transpose failure is a compile error, never a wrong value). A sum
+    over several dimensions of a product is split (``_split_product_sum``)."""
+    if _split_product_sum(op):
+        return
     used = [r for r in op.results if any(True for _ in r.uses)]
     if len(op.results) < 2 or not used or not all(mlir.aval_of(r).is_static for r in used):
         return
@@ -421,6 +436,41 @@ def legalize_reduce(op) -> None:
         for use in list(old.uses):
             if use.owner.operation != barrier.operation:
                 use.owner.operands[use.operand_number] = new
+
+
+def _split_product_sum(op) -> bool:
+    """A one-result sum over several dimensions, keeping some, of a product (or a slice of
+    one): summed over its largest summed dimension first, then over the others. IREE 3.13
+    makes the fused form a "matvec_like" contraction whose vectorization fails for small
+    kept sizes when an operand is broadcast along a summed dimension ("'vector.contract'
+    op invalid accumulator/result vector shape": ``jnp.sum(a * b, axis=(0, 1))`` of
+    f32[8,2,8] and f32[2,8]). Returns whether it split ``op``."""
+    dims = list(_attr_dict(op).get("dimensions", ()))
+    if len(op.results) != 1 or len(op.operands) != 2 or len(dims) < 2:
+        return False
+    x, init = op.operands
+    body = list(op.regions[0].blocks[0].operations)
+    source = x
+    while _producer(source) is StableHLOSlice:
+        source = source.owner.operands[0]
+    if _producer(source) is not StableHLOMultiply or \
+            op_class(body[0]) is not U.StableHLOAdd or len(body) != 2:
+        return False
+    aval, out = mlir.aval_of(x), mlir.aval_of(op.results[0])
+    if not aval.is_static or out.ndim == 0:
+        return False
+    first = max(dims, key=lambda d: aval.shape[d])
+    lb = builder_at(op)
+    part = ShapedArray(tuple(n for d, n in enumerate(aval.shape) if d != first), out.dtype)
+    y = lb.reduce(x, init, [first], "stablehlo.add", part)
+    rest = [d - (d > first) for d in dims if d != first]
+    replace_op(op, [lb.reduce(y, init, rest, "stablehlo.add", out)])
+    return True
+
+
+def _producer(value):
+    """The class of the op that defines ``value`` (None for a block argument)."""
+    return op_class(value.owner) if hasattr(value.owner, "operation") else None
 
 
 def legalize_signless(op) -> None:
