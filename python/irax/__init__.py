@@ -79,6 +79,7 @@ from irax.transforms.placement import (  # noqa: F401
     copy_to_host_async,
     device_get,
     device_put,
+    reshard,
 )
 from irax.transforms.shard import pmap  # noqa: F401
 from irax.transforms.shard_map import shard_map  # noqa: F401

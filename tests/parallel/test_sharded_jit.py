@@ -110,3 +110,72 @@ def test_sharding_errors(mesh):
 
     with pytest.raises(ValueError, match="One of with_sharding_constraint args"):
         irax.jit(constrained)(a)
+
+
+def test_out_sharding_keywords_lay_the_results_out(mesh):
+    """JAX 0.10's ``out_sharding=`` of the array-making functions (``sharding=`` of
+    lax.full): the values are those made without it, laid out as asked, eagerly and under
+    jit; the spec names only Explicit axes, and a bare PartitionSpec needs set_mesh."""
+    from irax import random
+    from irax.sharding import AxisType
+
+    rows, cols = NamedSharding(mesh, P("x")), NamedSharding(mesh, P(None, "y"))
+    a = _x(4, 8)
+    made = {
+        "zeros": (lambda s: jnp.zeros((4, 8), out_sharding=s), np.zeros((4, 8))),
+        "arange": (lambda s: jnp.arange(8.0, out_sharding=s), np.arange(8.0)),
+        "reshape": (lambda s: jnp.reshape(jnp.asarray(a), (8, 4), out_sharding=s),
+                    a.reshape(8, 4)),
+        "einsum": (lambda s: jnp.einsum("ij,kj->ik", a, a, out_sharding=s), a @ a.T),
+        "dot_general": (lambda s: lax.dot_general(a, a.T, (((1,), (0,)), ((), ())),
+                                                  out_sharding=s), a @ a.T),
+        "normal": (lambda s: random.normal(random.key(3), (4, 8), out_sharding=s),
+                   np.asarray(random.normal(random.key(3), (4, 8)))),
+    }
+    for name, (make, want) in made.items():
+        for how in ("eager", "jit"):
+            got = make(rows) if how == "eager" else irax.jit(lambda m=make: m(rows))()
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-5, err_msg=name)
+            assert got.sharding == rows, (name, how, got.sharding)
+    with irax.set_mesh(mesh):
+        assert jnp.ones((4, 8), out_sharding=P(None, "y")).sharding == cols
+        k = irax.jit(lambda u: jnp.tanh(u @ u.T) + jnp.zeros((4, 4), out_sharding=P("x")))
+        np.testing.assert_allclose(np.asarray(k(a)), np.tanh(a @ a.T), rtol=1e-5)
+    assert lax.full((4, 8), 2.0, sharding=cols).sharding == cols
+    auto = irax.make_mesh((2, 2), ("x", "y"), axis_types=(AxisType.Auto,) * 2)
+    with pytest.raises(ValueError, match=r"PartitionSpec passed to jnp.zeros cannot contain "
+                                         r"axis names that are of type Auto or Manual"):
+        jnp.zeros((4, 8), out_sharding=NamedSharding(auto, P("x")))
+    with pytest.raises(ValueError, match="not under a mesh context"):
+        jnp.zeros((4, 8), out_sharding=P("x"))
+    with pytest.raises(ValueError, match="only valid for values of rank at least 2"):
+        jnp.zeros((4,), out_sharding=NamedSharding(mesh, P("x", "y")))
+    with pytest.raises(NotImplementedError, match="axis_index_groups"):
+        irax.shard_map(lambda u: lax.psum(u, "x", axis_index_groups=[[0, 1]]), mesh=mesh,
+                       in_specs=P("x"), out_specs=P())(a)
+
+
+def test_reshard_and_constraints_place_the_jit(mesh):
+    """``reshard`` lays a pytree out (eagerly, or as constraints under jit); a jit whose
+    arguments are not sharded runs over the mesh of a sharding constraint inside it, its
+    results laid out as propagated from the constraint (JAX's placement), with the
+    values and gradients of the unconstrained function."""
+    rows = NamedSharding(mesh, P("x"))
+    a, w = _x(4, 8), _x(8, 8, seed=1)
+    out = irax.reshard({"a": a, "w": w}, {"a": rows, "w": NamedSharding(mesh, P(None, "y"))})
+    assert out["a"].sharding == rows and out["w"].sharding.spec == P(None, "y")
+    with irax.set_mesh(mesh):
+        assert irax.jit(lambda u: irax.reshard(u * 2, P("y")))(a).sharding == \
+            NamedSharding(mesh, P("y"))
+
+    def f(u, v):
+        return jnp.tanh(lax.with_sharding_constraint(u @ v, rows)) * 2
+
+    got = irax.jit(f)(a, w)
+    assert got.sharding == rows
+    np.testing.assert_allclose(np.asarray(got), np.tanh(a @ w) * 2, rtol=1e-5)
+    g = irax.jit(irax.grad(lambda u, v: jnp.sum(f(u, v) ** 2), argnums=(0, 1)))(a, w)
+    t = 1 - np.tanh(a @ w) ** 2
+    ct = 8 * np.tanh(a @ w) * t
+    np.testing.assert_allclose(np.asarray(g[0]), ct @ w.T, rtol=1e-4)
+    np.testing.assert_allclose(np.asarray(g[1]), a.T @ ct, rtol=1e-4)

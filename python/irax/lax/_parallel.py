@@ -84,24 +84,28 @@ def _reduced(op_cls, x, names):
     return tree_util.tree_unflatten(tree, out)
 
 
-def psum(x, axis_name):
+def psum(x, axis_name, *, axis_index_groups=None):
     """Sum of ``x`` over the mapped axis (axes) ``axis_name``; every example gets it."""
+    _no_groups("psum", axis_index_groups)
     return _reduced(C.Psum, x, _names(axis_name))
 
 
-def pmax(x, axis_name):
+def pmax(x, axis_name, *, axis_index_groups=None):
     """Maximum of ``x`` over the mapped axis (axes) ``axis_name``."""
+    _no_groups("pmax", axis_index_groups)
     return _reduced(C.Pmax, x, _names(axis_name))
 
 
-def pmin(x, axis_name):
+def pmin(x, axis_name, *, axis_index_groups=None):
     """Minimum of ``x`` over the mapped axis (axes) ``axis_name``."""
+    _no_groups("pmin", axis_index_groups)
     return _reduced(C.Pmin, x, _names(axis_name))
 
 
-def pmean(x, axis_name):
+def pmean(x, axis_name, *, axis_index_groups=None):
     """Mean of ``x`` over the mapped axis (axes) ``axis_name`` (true division, so integer
     inputs give floats, as in JAX)."""
+    _no_groups("pmean", axis_index_groups)
     names = _names(axis_name)
     n = int(np.prod([_size(name) for name in names]))
 

@@ -17,5 +17,6 @@ from irax.runtime.mesh import (  # noqa: F401
     get_mesh,
     set_mesh,
 )
+from irax.transforms.placement import reshard  # noqa: F401,E402
 
 get_abstract_mesh = get_mesh

@@ -37,6 +37,7 @@ from irax.runtime.array import Array, committed_device
 from irax.transforms import abstracted_axes, split_loops
 from irax.transforms.abstracted_axes import AutoDynamic
 from irax.transforms.layout import (
+    constrained,
     ir_mesh,
     is_placement,
     layout_key,
@@ -301,6 +302,8 @@ class JitFunction:
             entry.partitioned = self._layout.annotate(entry.trace_module, args, out)
         else:   # shard_maps among other ops: the whole program partitioned over their mesh
             found = map_mesh(entry.trace_module)
+            if found is None:   # sharding constraints: partitioned over theirs, as in JAX
+                found = constrained(entry.trace_module, len(entry.out_avals))
             entry.partitioned = runtime_mesh(found) if found is not None and \
                 found.size > 1 else None
         return entry

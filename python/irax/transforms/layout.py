@@ -5,11 +5,13 @@ of shardings, and the keys under which such jits share their traces."""
 from __future__ import annotations
 
 from irax.core import tree_util
-from irax.dialect import funcs
+from irax.dialect import funcs, mlir
+from irax.dialect.base import lookup
 from irax.dialect.sharding import Mesh as IRMesh
-from irax.dialect.sharding import trim
+from irax.dialect.sharding import ShardingConstraint, trim
 from irax.dialect.upstream import is_function
 from irax.frontend.compile import clone_module
+from irax.frontend.trace import mark_shardings
 from irax.passes import run_pipeline
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
@@ -54,6 +56,51 @@ def note_mesh(mesh) -> None:
 def runtime_mesh(m: IRMesh):
     """The ``Mesh`` a shard_map of IR mesh ``m`` was traced over, or None."""
     return _MESHES.get(m)
+
+
+#: whether a sharding constraint over several devices was ever traced (``note_constraint``):
+#: until then a jit's trace is not searched for one
+_CONSTRAINTS = [False]
+
+
+def note_constraint(mesh) -> None:
+    """Remembers that a ``with_sharding_constraint`` over ``mesh`` was traced: a jit whose
+    arguments are not sharded then runs partitioned over that mesh (``constraint_mesh``),
+    as JAX's does."""
+    _CONSTRAINTS[0] = True
+    note_mesh(mesh)
+
+
+def constraint_mesh(module) -> IRMesh | None:
+    """The mesh of the first ``irax.sharding_constraint`` over several devices anywhere in
+    the traced ``module`` (None when there is none, or none was ever traced)."""
+    if not _CONSTRAINTS[0]:
+        return None
+    found = []
+
+    def visit(op):
+        if lookup(op.name) is ShardingConstraint:
+            attrs = ShardingConstraint.decode_attrs(op)
+            found.append(IRMesh(tuple(attrs["mesh_axes"]), tuple(attrs["mesh_shape"]),
+                                tuple(attrs["devices"])))
+            return mlir.ir().WalkResult.INTERRUPT
+        return mlir.ir().WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return found[0] if found and found[0].size > 1 else None
+
+
+def constrained(module, n_results: int) -> IRMesh | None:
+    """The mesh of the sharding constraints in the traced ``module`` of a jit given no
+    shardings (``constraint_mesh``), its function marked for ``irax-partition`` over it
+    with every argument replicated and every result's sharding left to propagation; None
+    (and no mark) when it has none."""
+    found = constraint_mesh(module)
+    if found is not None:
+        fn = module.body.operations[0]
+        n_args = len(fn.regions[0].blocks[0].arguments)
+        mark_shardings(module, found, [None] * n_args, [None] * n_results)
+    return found
 
 
 def map_mesh(module) -> IRMesh | None:

@@ -1,6 +1,7 @@
 """Putting values on devices and meshes and getting them back: ``irax.device_put``,
 ``device_get``, ``block_until_ready``, and the layout of a jit's arguments and results
-by shardings (``lay_out``).
+by shardings (``lay_out``), and JAX 0.10's ``out_sharding=`` keyword of the functions that
+make arrays (``takes_out_sharding``).
 
     x = irax.device_put(np.ones((8, 4)), NamedSharding(mesh, P("x")))   # one block per
     x.addressable_shards                                                 # device of "x"
@@ -11,17 +12,20 @@ Inside a trace, laying a value out as a ``NamedSharding`` of several devices rec
 
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
 from irax.core import tree_util
 from irax.dialect.sharding import ShardingConstraint
 from irax.frontend.eager import concrete_value
-from irax.frontend.trace import bind
+from irax.frontend.trace import bind, current_trace
 from irax.frontend.tracer import Tracer
 from irax.runtime import devices
 from irax.runtime import mesh as mesh_lib
 from irax.runtime.array import Array, put_sharded
-from irax.transforms.layout import ir_mesh, is_placement, placements, sharding_spec
+from irax.transforms.layout import ir_mesh, is_placement, note_constraint, placements, sharding_spec
 
 
 def lay_out(x, shardings, api: str, what: str):
@@ -36,6 +40,72 @@ def lay_out(x, shardings, api: str, what: str):
         for v, s, path in zip(leaves, places, paths)])
 
 
+
+
+def _explicit(sharding, api: str, keyword: str):
+    """``sharding`` as a ``NamedSharding`` (a ``PartitionSpec`` over the mesh of
+    ``set_mesh``) naming only mesh axes of type Explicit, as JAX asks of an
+    ``out_sharding``; anything else is returned as it is."""
+    if isinstance(sharding, mesh_lib.PartitionSpec):
+        mesh = mesh_lib.get_mesh()
+        if mesh is None:
+            raise ValueError(f"{api}: using a PartitionSpec as {keyword} when you are not "
+                             "under a mesh context is not allowed: pass a NamedSharding or "
+                             f"enter a mesh context with irax.set_mesh. Got {sharding}")
+        sharding = mesh_lib.NamedSharding(mesh, sharding)
+    if isinstance(sharding, mesh_lib.NamedSharding):
+        types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+        for a in sharding.spec.mesh_axes():
+            if a in types and types[a] != mesh_lib.AxisType.Explicit:
+                raise ValueError(f"PartitionSpec passed to {api} cannot contain axis names "
+                                 f"that are of type Auto or Manual. Got PartitionSpec: "
+                                 f"{sharding.spec} with axis name: {a} of type: "
+                                 f"{types[a]}.")
+    return sharding
+
+
+def out_sharding(x, sharding, api: str, keyword: str = "out_sharding"):
+    """``x`` laid out as the ``out_sharding`` given to ``api`` (a ``NamedSharding``, or a
+    ``PartitionSpec`` over the mesh of ``set_mesh``); None leaves it where it is. As in
+    JAX, the spec may name only mesh axes of type Explicit (``keyword="sharding"``,
+    ``lax.full``'s older keyword, takes any)."""
+    if sharding is None:
+        return x
+    if keyword == "out_sharding":
+        sharding = _explicit(sharding, api, keyword)
+    return lay_out(x, sharding, api, keyword)
+
+
+def reshard(xs, out_shardings):
+    """``xs`` (a pytree) laid out as ``out_shardings`` (``jax.sharding.reshard``): a
+    ``NamedSharding`` or ``PartitionSpec`` (over the mesh of ``set_mesh``) per leaf, or a
+    pytree prefix of ``xs`` of those, naming only mesh axes of type Explicit. Inside a
+    trace each value gets a sharding constraint; outside one it is put on the devices."""
+    places = placements(xs, out_shardings, "reshard", "xs")
+    places = [_explicit(s, "reshard", "out_shardings") for s in places]
+    leaves, tree = tree_util.tree_flatten(xs)
+    return tree_util.tree_unflatten(tree, [
+        v if s is None else lay_out(v, s, "reshard", "xs") for v, s in zip(leaves, places)])
+
+
+def takes_out_sharding(fn, api: str, keyword: str = "out_sharding"):
+    """``fn`` with a keyword-only ``out_sharding=None`` (or ``keyword``) as JAX 0.10's
+    array-making functions have: its result laid out so (``out_sharding``), the values
+    unchanged. ``api`` names the function in errors (``"jnp.zeros"``)."""
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(at, inspect.Parameter(keyword, inspect.Parameter.KEYWORD_ONLY,
+                                        default=None))
+
+    @functools.wraps(fn)
+    def with_out_sharding(*args, **kwargs):
+        sharding = kwargs.pop(keyword, None)
+        result = fn(*args, **kwargs)
+        return result if sharding is None else out_sharding(result, sharding, api, keyword)
+
+    with_out_sharding.__signature__ = sig.replace(parameters=params)
+    return with_out_sharding
 
 
 def device_put(x, device=None, *, donate: bool = False, may_alias=None):
@@ -63,13 +133,21 @@ def _put(leaf, device, what: str = "", api: str = "device_put"):
             raise ValueError(f"{api}: a PartitionSpec ({device}) needs a mesh: use "
                              "NamedSharding(mesh, spec) or irax.set_mesh(mesh)")
         device = mesh_lib.NamedSharding(mesh, device)
-    if isinstance(leaf, Tracer):   # a layout inside a trace: a constraint for irax-partition
+    trace = current_trace()
+    if isinstance(leaf, Tracer) or (trace is not None and _several(device)):
+        # a layout inside a trace (of a traced value, or of a constant made there): a
+        # constraint for irax-partition
         if isinstance(device, mesh_lib.NamedSharding):
-            mesh_lib.check_shape(device, leaf.aval.shape, what, api)
+            aval = leaf.aval if isinstance(leaf, Tracer) else concrete_value(leaf)[1]
+            mesh_lib.check_shape(device, aval.shape, what, api)
             if device.mesh.size > 1:
                 m = ir_mesh(device.mesh)
-                return bind(ShardingConstraint, leaf, sharding=sharding_spec(device),
-                            mesh_axes=m.axes, mesh_shape=m.shape, devices=m.devices)
+                note_constraint(device.mesh)
+                attrs = dict(sharding=sharding_spec(device), mesh_axes=m.axes,
+                             mesh_shape=m.shape, devices=m.devices)
+                if isinstance(leaf, Tracer):
+                    return bind(ShardingConstraint, leaf, **attrs)
+                return trace.emit(ShardingConstraint, [leaf], attrs)[0]
         return leaf
     if isinstance(device, mesh_lib.SingleDeviceSharding):
         device = device._device
@@ -89,6 +167,10 @@ def _put(leaf, device, what: str = "", api: str = "device_put"):
         raise TypeError(f"device_put: expected a device or a sharding, got {device!r}")
     buf = arr._device_buffer(dev)
     return Array._from_device(buf, aval, dev, committed=device is not None)
+
+
+def _several(device) -> bool:
+    return isinstance(device, mesh_lib.NamedSharding) and device.mesh.size > 1
 
 
 def device_get(x):
