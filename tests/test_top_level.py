@@ -79,6 +79,15 @@ def test_jacobian_is_jacrev():
     np.testing.assert_allclose(irax.jacobian(f)(x), jax.jacobian(jf)(x), rtol=1e-6)
 
 
+def test_device_put_takes_jaxs_src_hint():
+    """``src`` (where the value is, JAX's hint between processes) is accepted and changes
+    nothing in one process."""
+    dev = irax.devices()[0]
+    x = irax.device_put(np.arange(3.0), dev, src=dev)
+    assert x.committed and x.devices() == {dev}
+    np.testing.assert_array_equal(np.asarray(x), np.arange(3.0))
+
+
 def test_shape_dtype_struct_as_in_jax():
     for args in [((2, 3), jnp.float32), ((2,), jnp.float64), ((), "int8")]:
         ours, theirs = irax.ShapeDtypeStruct(*args), jax.ShapeDtypeStruct(*args)

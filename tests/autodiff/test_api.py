@@ -149,6 +149,24 @@ def test_jvp_vjp_linearize():
     np.testing.assert_allclose(float(gy), np.sin(0.5), rtol=1e-6)
     out3, f_jvp = irax.linearize(f, x, y)
     np.testing.assert_allclose(float(f_jvp(np.float32(1.0), np.float32(0.0))), float(tan))
+    # has_aux, as jax.linearize: (out, f_jvp, aux)
+    out4, f_jvp4, aux = irax.linearize(lambda u, v: (f(u, v), {"u2": u * u}), x, y,
+                                       has_aux=True)
+    assert float(out4) == pytest.approx(float(out3)) and float(aux["u2"]) == 0.25
+    np.testing.assert_allclose(float(f_jvp4(np.float32(1.0), np.float32(0.0))), float(tan))
+
+
+def test_checkpoint_static_argnames():
+    """jax.checkpoint's static_argnames: a keyword taken as a Python value (here it picks
+    a branch in Python), the gradient that of the function."""
+    def f(x, *, power):
+        return jnp.sum(x ** power) if power > 1 else jnp.sum(jnp.sin(x))
+
+    g = irax.checkpoint(f, static_argnames="power")
+    x = np.array([0.5, -1.5], np.float32)
+    np.testing.assert_allclose(irax.grad(lambda u: g(u, power=3))(x), 3 * x ** 2, rtol=1e-6)
+    np.testing.assert_allclose(irax.jit(irax.grad(lambda u: g(u, power=0)))(x), np.cos(x),
+                               rtol=1e-6)
 
 
 def test_errors_match_jax_meaning():

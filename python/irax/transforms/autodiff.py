@@ -293,14 +293,19 @@ def vjp(fun: Callable, *primals, has_aux: bool = False):
     return out, vjp_fn
 
 
-def linearize(fun: Callable, *primals):
-    """``(fun(*primals), f_jvp)`` with ``f_jvp(*tangents)`` the JVP at ``primals``."""
+def linearize(fun: Callable, *primals, has_aux: bool = False):
+    """``(fun(*primals), f_jvp)`` with ``f_jvp(*tangents)`` the JVP at ``primals``
+    (``jax.linearize``); with ``has_aux``, ``fun`` returns ``(out, aux)`` and so does
+    this a third value, ``aux``."""
     def f_jvp(*tangents):
-        return jvp(fun, primals, tangents)[1]
+        return jvp(fun, primals, tangents, has_aux=has_aux)[1]
 
     zeros = tree_util.tree_map(lambda x: zeros_for(x) if dtypes.is_inexact(
         leaf_aval_and_value(x)[0].dtype) else _float0_zeros(leaf_aval_and_value(x)[0]),
         primals)
+    if has_aux:
+        out, _, aux = jvp(fun, primals, zeros, has_aux=True)
+        return out, f_jvp, aux
     out, _ = jvp(fun, primals, zeros)
     return out, f_jvp
 

@@ -173,15 +173,20 @@ def checkpoint_name(x, name: str):
 
 
 def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=None,
-               static_argnums=()) -> Callable:
+               static_argnums=(), static_argnames=()) -> Callable:
     """Recompute ``fun``'s intermediates in the backward pass instead of storing them
-    (``jax.checkpoint``); ``policy`` (``checkpoint_policies``) names what may be kept."""
+    (``jax.checkpoint``); ``policy`` (``checkpoint_policies``) names what may be kept;
+    the arguments of ``static_argnums`` and the keyword arguments of ``static_argnames``
+    are taken as Python values, not traced."""
     if fun is None:
         return functools.partial(checkpoint, prevent_cse=prevent_cse, policy=policy,
-                                 static_argnums=static_argnums)
+                                 static_argnums=static_argnums,
+                                 static_argnames=static_argnames)
     expr = _as_policy(policy).expr
     static_argnums = (static_argnums,) if isinstance(static_argnums, int) else \
         tuple(static_argnums)
+    static_argnames = (static_argnames,) if isinstance(static_argnames, str) else \
+        tuple(static_argnames)
 
     @functools.wraps(fun, updated=())
     def remat_f(*args, **kwargs):
@@ -189,9 +194,10 @@ def checkpoint(fun: Callable | None = None, *, prevent_cse: bool = True, policy=
             return fun(*args, **kwargs)
         static, dyn = _split_nondiff(args, static_argnums)
         n = len(args)
+        fixed = {k: kwargs.pop(k) for k in list(kwargs) if k in static_argnames}
         leaves, in_tree = tree_util.tree_flatten((dyn, kwargs))
-        callee = trace_callee(lambda *d, **k: fun(*_merge(static, d, n), **k), leaves, in_tree,
-                              fun_symbol(fun) + "_remat", fun_name(fun))
+        callee = trace_callee(lambda *d, **k: fun(*_merge(static, d, n), **k, **fixed),
+                              leaves, in_tree, fun_symbol(fun) + "_remat", fun_name(fun))
         outs = apply_transform(Checkpoint, callee, lambda caps: list(leaves) + caps,
                                callee.out_avals, policy=expr)
         return tree_util.tree_unflatten(callee.out_tree, outs)

@@ -108,13 +108,15 @@ def takes_out_sharding(fn, api: str, keyword: str = "out_sharding"):
     return with_out_sharding
 
 
-def device_put(x, device=None, *, donate: bool = False, may_alias=None):
+def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
     """Copies a pytree of arrays to ``device``, or lays it out as a sharding: a
     ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the mesh of
     ``set_mesh``, or a pytree of those matching ``x``. As in JAX, what it places on a
     device or sharding is committed there (``Array.committed``); with no device, a
     committed array stays where it is and anything else goes, uncommitted, to the default
-    device."""
+    device. ``src`` (where ``x`` is: JAX's hint for transfers between processes) is not
+    needed in irax's one process: an array knows its devices."""
+    del src
     if is_placement(device) or device is None:
         return tree_util.tree_map(lambda leaf: _put(leaf, device), x)
     try:
