@@ -308,6 +308,23 @@ def test_sums_of_broadcast_products_over_several_axes_compile():
         np.testing.assert_allclose(np.asarray(x), np.asarray(y), rtol=1e-4, atol=1e-4)
 
 
+def test_products_over_empty_dimensions_and_sorts_of_one_row_compile():
+    """IREE 3.13's compiler died of a floating-point exception (the whole process) on
+    ``a.T @ a`` of an f32[0,4] array, and failed to compile ``jnp.argsort`` along an axis
+    of length 1; found by a fuzz of edge shapes against JAX. Values as JAX's."""
+    e, row = np.zeros((0, 4), np.float32), np.arange(7, dtype=np.float32)[None] % 3
+
+    def f(mod, e, row):
+        return (e.T @ e, mod.einsum("ij,kj->ik", e.T, e.T), mod.ones((3, 0)) @ e,
+                mod.argsort(row, axis=0), mod.sort(row, axis=0), mod.argsort(row[:, :1]),
+                mod.argsort(row, axis=1, stable=True))
+
+    got = irax.jit(partial(f, jnp))(e, row)
+    for x, y in zip(got, jax.jit(partial(f, jjnp))(e, row)):
+        np.testing.assert_array_equal(np.asarray(x), np.asarray(y))
+        assert np.asarray(x).dtype == np.asarray(y).dtype
+
+
 # ---- an IREE compiler crash is an error, not the end of the process -------------------------
 def test_a_crash_of_iree_s_compiler_on_nested_loops_is_an_error():
     """IREE 3.13's compiler crashed (SIGSEGV in its stream RefineUsage pass) on this

@@ -46,6 +46,11 @@ pattern):
   elementwise ops (``dialect/fft.py``'s ``lower_fft`` without ``stablehlo.fft``; IREE 3.13
   builds float32 twiddles for it: "'arith.mulf' op requires the same type for all operands
   and results").
+- ``stablehlo.dot_general`` contracting a dimension of size 0: zeros (IREE 3.13's
+  compiler dies of a floating-point exception on it, taking the process along), and a
+  ``stablehlo.sort`` along a dimension of size 1: its operands (IREE 3.13 fails: "write
+  affecting operations on global resources are restricted to workgroup distributed
+  contexts"); ``lowering/degenerate.py``.
 - ``stablehlo.dot_general`` of an operand converted from bool or uint8/uint16: a barrier
   between (IREE 3.13 fuses the widening into the contraction and sign-extends it: silently
   wrong results, or a failure on bool).
@@ -99,6 +104,7 @@ from irax.dialect.sorting import NUM_KEYS, comparator, index_dtype
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import builder_at, replace_op
 from irax.lowering.case_passthrough import lift_passthrough
+from irax.lowering.degenerate import empty_contraction, unit_sort
 from irax.lowering.dynamic_shapes import (
     StableHLODynamicReshape,
     StableHLODynamicUpdateSlice,
@@ -106,6 +112,7 @@ from irax.lowering.dynamic_shapes import (
     legalize_dynamic_reshape,
     legalize_dynamic_update_slice,
 )
+from irax.lowering.product_sums import split_product_sum
 from irax.lowering.sort_kernel import kernel_sort, use_kernel
 from irax.lowering.sort_network import is_iota, network_sort, use_network
 from irax.lowering.trig import atan2, complex_trig, sin_cos_tan
@@ -151,10 +158,10 @@ def legalize_sort(op, kernels: bool = True) -> None:
     """A sort lowered from ``irax.sort``: a heapsort kernel when long with one 32-bit key
     (and ``kernels``), the network when long, else the stable, copied, bfloat16-safe,
     barrier-read form."""
-    if NUM_KEYS not in op.attributes:
-        return  # not irax's: its comparator is not known to be the total order
-    num_keys = R.i64(op, NUM_KEYS)
     dimension = R.i64(op, "dimension")
+    if unit_sort(op, dimension) or NUM_KEYS not in op.attributes:
+        return  # (not irax's: its comparator is not known to be the total order)
+    num_keys = R.i64(op, NUM_KEYS)
     is_stable = mlir.ir().BoolAttr(op.attributes["is_stable"]).value
     lb = builder_at(op)
     avals = [mlir.aval_of(v) for v in op.operands]
@@ -411,20 +418,12 @@ def _transposed(lb, x, aval, perm):
 
 
 # ---- multi-result reduce, unsigned reverse and transfer ----------------------------------------
-class StableHLOMultiply(U.UpstreamOp):
-    name = "stablehlo.multiply"
-
-
-class StableHLOSlice(U.UpstreamOp):
-    name = "stablehlo.slice"
-
-
 def legalize_reduce(op) -> None:
     """A barrier reads the used results of a reduce with several results (not of dynamic
     sizes: IREE 3.13 cannot compile a barrier on those, "'tensor.dim' op unexpected during
     shape cleanup"; its transpose failure is a compile error, never a wrong value). A sum
-    over several dimensions of a product is split (``_split_product_sum``)."""
-    if _split_product_sum(op):
+    over several dimensions of a product is split (``lowering/product_sums.py``)."""
+    if split_product_sum(op):
         return
     used = [r for r in op.results if any(True for _ in r.uses)]
     if len(op.results) < 2 or not used or not all(mlir.aval_of(r).is_static for r in used):
@@ -436,41 +435,6 @@ def legalize_reduce(op) -> None:
         for use in list(old.uses):
             if use.owner.operation != barrier.operation:
                 use.owner.operands[use.operand_number] = new
-
-
-def _split_product_sum(op) -> bool:
-    """A one-result sum over several dimensions, keeping some, of a product (or a slice of
-    one): summed over its largest summed dimension first, then over the others. IREE 3.13
-    makes the fused form a "matvec_like" contraction whose vectorization fails for small
-    kept sizes when an operand is broadcast along a summed dimension ("'vector.contract'
-    op invalid accumulator/result vector shape": ``jnp.sum(a * b, axis=(0, 1))`` of
-    f32[8,2,8] and f32[2,8]). Returns whether it split ``op``."""
-    dims = list(_attr_dict(op).get("dimensions", ()))
-    if len(op.results) != 1 or len(op.operands) != 2 or len(dims) < 2:
-        return False
-    x, init = op.operands
-    body = list(op.regions[0].blocks[0].operations)
-    source = x
-    while _producer(source) is StableHLOSlice:
-        source = source.owner.operands[0]
-    if _producer(source) is not StableHLOMultiply or \
-            op_class(body[0]) is not U.StableHLOAdd or len(body) != 2:
-        return False
-    aval, out = mlir.aval_of(x), mlir.aval_of(op.results[0])
-    if not aval.is_static or out.ndim == 0:
-        return False
-    first = max(dims, key=lambda d: aval.shape[d])
-    lb = builder_at(op)
-    part = ShapedArray(tuple(n for d, n in enumerate(aval.shape) if d != first), out.dtype)
-    y = lb.reduce(x, init, [first], "stablehlo.add", part)
-    rest = [d - (d > first) for d in dims if d != first]
-    replace_op(op, [lb.reduce(y, init, rest, "stablehlo.add", out)])
-    return True
-
-
-def _producer(value):
-    """The class of the op that defines ``value`` (None for a block argument)."""
-    return op_class(value.owner) if hasattr(value.owner, "operation") else None
 
 
 def legalize_signless(op) -> None:
@@ -527,7 +491,10 @@ def legalize_unsigned_dot(op) -> None:
     """A barrier between a dot and an operand widened from bool or a narrow unsigned integer:
     IREE 3.13 fuses the widening into the contraction and then sign-extends (a uint8 200
     reads as -56: silent wrong results) or fails on bool ("'linalg.vecmat' op expected type
-    of bb argument")."""
+    of bb argument"). A dot contracting a dimension of size 0 is zeros
+    (``lowering/degenerate.py``)."""
+    if empty_contraction(op):
+        return
     for i, x in enumerate(list(op.operands)):
         if _widened_unsigned(x):
             lb = builder_at(op)
