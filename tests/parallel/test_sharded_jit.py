@@ -3,6 +3,8 @@ CPU devices: the values are those of the unsharded function, the results are lai
 as asked, and bad shardings get JAX's errors. (How the program is partitioned:
 test_partition.py.)"""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -146,8 +148,15 @@ def test_out_sharding_keywords_lay_the_results_out(mesh):
     with pytest.raises(ValueError, match=r"PartitionSpec passed to jnp.zeros cannot contain "
                                          r"axis names that are of type Auto or Manual"):
         jnp.zeros((4, 8), out_sharding=NamedSharding(auto, P("x")))
-    with pytest.raises(ValueError, match="not under a mesh context"):
+    with pytest.raises(ValueError, match="jnp.zeros: using a PartitionSpec .* not under a "
+                                         "mesh context"):
         jnp.zeros((4, 8), out_sharding=P("x"))
+    with pytest.raises(ValueError, match="PartitionSpec passed to reshard cannot contain"):
+        irax.reshard(np.ones((4, 8), np.float32), NamedSharding(auto, P("x")))
+    # the keyword is in the signatures, as JAX's
+    for fn in (jnp.zeros, lax.dot_general, random.normal):
+        assert "out_sharding" in inspect.signature(fn).parameters
+    assert "sharding" in inspect.signature(lax.full).parameters
     with pytest.raises(ValueError, match="only valid for values of rank at least 2"):
         jnp.zeros((4,), out_sharding=NamedSharding(mesh, P("x", "y")))
     with pytest.raises(NotImplementedError, match="axis_index_groups"):

@@ -271,13 +271,10 @@ from irax.lax._control import (  # noqa: F401,E402
     while_loop,
 )
 from irax.transforms.custom_derivatives import stop_gradient  # noqa: F401,E402
-from irax.transforms.placement import takes_out_sharding as _takes_out_sharding  # noqa: E402
+from irax.transforms.placement import add_out_sharding as _add_out_sharding  # noqa: E402
 
 # JAX 0.10's out_sharding= keyword (sharding= of full and full_like)
-for _name in ("broadcast", "broadcast_in_dim", "broadcasted_iota", "dot", "dot_general",
-              "ragged_dot", "ragged_dot_general", "reduce", "reduce_sum", "reshape"):
-    globals()[_name] = _takes_out_sharding(globals()[_name], f"lax.{_name}")
-for _name in ("full", "full_like"):
-    globals()[_name] = _takes_out_sharding(globals()[_name], f"lax.{_name}",
-                                           keyword="sharding")
-del _name
+_add_out_sharding(globals(), "lax", (
+    "broadcast", "broadcast_in_dim", "broadcasted_iota", "dot", "dot_general", "ragged_dot",
+    "ragged_dot_general", "reduce", "reduce_sum", "reshape"))
+_add_out_sharding(globals(), "lax", ("full", "full_like"), keyword="sharding")

@@ -364,7 +364,7 @@ def _check_unroll(unroll) -> None:
         raise TypeError("The `unroll` argument to `scan` expects a concrete `int` or "
                         f"`bool` value, got {unroll!r}")
     if unroll < 0:
-        raise ValueError("`unroll` must be a `bool` or a non-negative `int`.")
+        raise ValueError(f"`unroll` must be a `bool` or a non-negative `int`, got {unroll}.")
 
 
 def _traced(*xs) -> bool:

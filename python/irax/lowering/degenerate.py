@@ -22,16 +22,17 @@ from __future__ import annotations
 import numpy as np
 
 from irax.dialect import mlir
+from irax.dialect.linalg import DotGeneral
 from irax.lowering.builder import builder_at, replace_op
 
 
 def empty_contraction(op) -> bool:
     """Replaces ``op``, a ``stablehlo.dot_general`` of static shapes, by zeros when it
-    contracts a dimension of size 0 (a real result: complex ones are left to IREE);
+    contracts a dimension of size 0 (a real result: IREE compiles the complex case);
     returns whether it did."""
     lhs = mlir.aval_of(op.operands[0])
     out = mlir.aval_of(op.results[0])
-    contracting = _contracting(op.attributes["dot_dimension_numbers"])
+    contracting = DotGeneral.raise_attrs(op)["lhs_contracting_dimensions"]
     if not lhs.is_static or not out.is_static or out.dtype.kind == "c" or \
             not any(lhs.shape[d] == 0 for d in contracting):
         return False
@@ -41,18 +42,6 @@ def empty_contraction(op) -> bool:
         zero = lb.op("stablehlo.broadcast_in_dim", [zero], out, broadcast_dimensions=lb.i64s([]))
     replace_op(op, [zero])
     return True
-
-
-def _contracting(numbers) -> list[int]:
-    """The lhs contracting dimensions of a ``#stablehlo.dot<...>`` attribute, read from its
-    text (``lhs_contracting_dimensions = [1]``)."""
-    text = str(numbers)
-    key = "lhs_contracting_dimensions = ["
-    if key not in text:
-        return []
-    body = text[text.index(key) + len(key):]
-    body = body[:body.index("]")]
-    return [int(v) for v in body.split(",") if v.strip()]
 
 
 def unit_sort(op, dimension: int) -> bool:

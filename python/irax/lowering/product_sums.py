@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from irax.core.abstract import ShapedArray
 from irax.dialect import mlir
+from irax.dialect import raising as R
 from irax.dialect import upstream as U
 from irax.dialect.upstream import op_class
 from irax.lowering.builder import builder_at, replace_op
@@ -40,17 +41,15 @@ def split_product_sum(op) -> bool:
     """Splits ``op``, a ``stablehlo.reduce``, when it is a one-result sum over several
     dimensions, keeping some, of a product (or a slice of one) of static shape; returns
     whether it did."""
-    attr = op.attributes["dimensions"] if "dimensions" in op.attributes else None
-    dims = list(mlir.ir().DenseI64ArrayAttr(attr)) if attr is not None else []
-    if len(op.results) != 1 or len(op.operands) != 2 or len(dims) < 2:
+    if len(op.results) != 1 or len(op.operands) != 2 or \
+            R.reducer(op) != U.StableHLOAdd.name:
         return False
+    dims = R.i64s(op, "dimensions")
     x, init = op.operands
-    body = list(op.regions[0].blocks[0].operations)
     source = x
     while _producer(source) is StableHLOSlice:
         source = source.owner.operands[0]
-    if _producer(source) is not StableHLOMultiply or len(body) != 2 or \
-            op_class(body[0]) is not U.StableHLOAdd:
+    if len(dims) < 2 or _producer(source) is not StableHLOMultiply:
         return False
     aval, out = mlir.aval_of(x), mlir.aval_of(op.results[0])
     if not aval.is_static or out.ndim == 0:

@@ -332,14 +332,13 @@ __irax_partial__.update({
 })
 
 
-from irax.transforms.placement import takes_out_sharding as _takes_out_sharding  # noqa: E402
+from irax.transforms.placement import add_out_sharding as _add_out_sharding  # noqa: E402
 
 install_array_methods(_sys.modules[__name__])
 
 
 # JAX 0.10's out_sharding= keyword on the functions that have it
-for _name in ("arange", "array", "asarray", "broadcast_to", "dot", "einsum", "empty", "full",
-              "full_like", "matmul", "ones", "ones_like", "ravel", "repeat", "reshape",
-              "tensordot", "zeros", "zeros_like"):
-    globals()[_name] = _takes_out_sharding(globals()[_name], f"jnp.{_name}")
-del _name
+_add_out_sharding(globals(), "jnp", (
+    "arange", "array", "asarray", "broadcast_to", "dot", "einsum", "empty", "full",
+    "full_like", "matmul", "ones", "ones_like", "ravel", "repeat", "reshape", "tensordot",
+    "zeros", "zeros_like"))

@@ -76,16 +76,14 @@ from irax.random._keys import (  # noqa: F401
     wrap_key_data,
 )
 from irax.random._matrix import multivariate_normal, orthogonal  # noqa: F401
-from irax.transforms.placement import takes_out_sharding as _takes_out_sharding  # noqa: E402
+from irax.transforms.placement import add_out_sharding as _add_out_sharding  # noqa: E402
 
 # JAX 0.10's out_sharding= keyword on the samplers (the values unchanged)
-for _name in ("ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare",
-              "dirichlet", "exponential", "f", "gamma", "generalized_normal", "geometric",
-              "gumbel", "laplace", "loggamma", "logistic", "lognormal", "maxwell",
-              "multivariate_normal", "normal", "orthogonal", "pareto", "permutation",
-              "poisson", "rademacher", "randint", "rayleigh", "t", "triangular",
-              "truncated_normal", "uniform", "wald"):
-    globals()[_name] = _takes_out_sharding(globals()[_name], f"random.{_name}")
-del _name
+_add_out_sharding(globals(), "random", (
+    "ball", "bernoulli", "beta", "bits", "categorical", "cauchy", "chisquare", "dirichlet",
+    "exponential", "f", "gamma", "generalized_normal", "geometric", "gumbel", "laplace",
+    "loggamma", "logistic", "lognormal", "maxwell", "multivariate_normal", "normal",
+    "orthogonal", "pareto", "permutation", "poisson", "rademacher", "randint", "rayleigh",
+    "t", "triangular", "truncated_normal", "uniform", "wald"))
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -80,9 +80,7 @@ def constraint_mesh(module) -> IRMesh | None:
 
     def visit(op):
         if lookup(op.name) is ShardingConstraint:
-            attrs = ShardingConstraint.decode_attrs(op)
-            found.append(IRMesh(tuple(attrs["mesh_axes"]), tuple(attrs["mesh_shape"]),
-                                tuple(attrs["devices"])))
+            found.append(IRMesh.of_constraint(ShardingConstraint.decode_attrs(op)))
             return mlir.ir().WalkResult.INTERRUPT
         return mlir.ir().WalkResult.ADVANCE
 

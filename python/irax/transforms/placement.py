@@ -42,17 +42,23 @@ def lay_out(x, shardings, api: str, what: str):
 
 
 
-def _explicit(sharding, api: str, keyword: str):
-    """``sharding`` as a ``NamedSharding`` (a ``PartitionSpec`` over the mesh of
-    ``set_mesh``) naming only mesh axes of type Explicit, as JAX asks of an
-    ``out_sharding``; anything else is returned as it is."""
-    if isinstance(sharding, mesh_lib.PartitionSpec):
-        mesh = mesh_lib.get_mesh()
-        if mesh is None:
-            raise ValueError(f"{api}: using a PartitionSpec as {keyword} when you are not "
-                             "under a mesh context is not allowed: pass a NamedSharding or "
-                             f"enter a mesh context with irax.set_mesh. Got {sharding}")
-        sharding = mesh_lib.NamedSharding(mesh, sharding)
+def _named(sharding, api: str):
+    """A ``PartitionSpec`` as a ``NamedSharding`` over the mesh of ``set_mesh`` (JAX's
+    error outside one); anything else as it is."""
+    if not isinstance(sharding, mesh_lib.PartitionSpec):
+        return sharding
+    mesh = mesh_lib.get_mesh()
+    if mesh is None:
+        raise ValueError(f"{api}: using a PartitionSpec ({sharding}) when you are not under "
+                         "a mesh context is not allowed: pass NamedSharding(mesh, spec) or "
+                         "enter a mesh context with irax.set_mesh(mesh)")
+    return mesh_lib.NamedSharding(mesh, sharding)
+
+
+def _explicit(sharding, api: str):
+    """``sharding`` as a ``NamedSharding`` (``_named``) naming only mesh axes of type
+    Explicit, as JAX asks of an ``out_sharding``; anything else is returned as it is."""
+    sharding = _named(sharding, api)
     if isinstance(sharding, mesh_lib.NamedSharding):
         types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
         for a in sharding.spec.mesh_axes():
@@ -72,7 +78,7 @@ def out_sharding(x, sharding, api: str, keyword: str = "out_sharding"):
     if sharding is None:
         return x
     if keyword == "out_sharding":
-        sharding = _explicit(sharding, api, keyword)
+        sharding = _explicit(sharding, api)
     return lay_out(x, sharding, api, keyword)
 
 
@@ -82,7 +88,7 @@ def reshard(xs, out_shardings):
     pytree prefix of ``xs`` of those, naming only mesh axes of type Explicit. Inside a
     trace each value gets a sharding constraint; outside one it is put on the devices."""
     places = placements(xs, out_shardings, "reshard", "xs")
-    places = [_explicit(s, "reshard", "out_shardings") for s in places]
+    places = [_explicit(s, "reshard") for s in places]
     leaves, tree = tree_util.tree_flatten(xs)
     return tree_util.tree_unflatten(tree, [
         v if s is None else lay_out(v, s, "reshard", "xs") for v, s in zip(leaves, places)])
@@ -108,6 +114,13 @@ def takes_out_sharding(fn, api: str, keyword: str = "out_sharding"):
     return with_out_sharding
 
 
+def add_out_sharding(namespace: dict, prefix: str, names, keyword: str = "out_sharding"):
+    """Gives the functions ``names`` of a module's ``namespace`` (its ``globals()``) the
+    keyword (``takes_out_sharding``), naming them ``prefix.name`` in errors."""
+    for name in names:
+        namespace[name] = takes_out_sharding(namespace[name], f"{prefix}.{name}", keyword)
+
+
 def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None):
     """Copies a pytree of arrays to ``device``, or lays it out as a sharding: a
     ``NamedSharding`` (one block per device), a ``PartitionSpec`` over the mesh of
@@ -129,12 +142,7 @@ def device_put(x, device=None, *, src=None, donate: bool = False, may_alias=None
 
 
 def _put(leaf, device, what: str = "", api: str = "device_put"):
-    if isinstance(device, mesh_lib.PartitionSpec):
-        mesh = mesh_lib.get_mesh()
-        if mesh is None:
-            raise ValueError(f"{api}: a PartitionSpec ({device}) needs a mesh: use "
-                             "NamedSharding(mesh, spec) or irax.set_mesh(mesh)")
-        device = mesh_lib.NamedSharding(mesh, device)
+    device = _named(device, api)
     trace = current_trace()
     if isinstance(leaf, Tracer) or (trace is not None and _several(device)):
         # a layout inside a trace (of a traced value, or of a constant made there): a
